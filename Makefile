@@ -1,0 +1,22 @@
+# Two entry points: `make demo` and `make test`. Both build .venv on first use.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+
+$(BIN)/pbem: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(BIN)/pbem
+
+.PHONY: install demo test bench clean
+install: $(BIN)/pbem
+
+demo: $(BIN)/pbem
+	$(BIN)/pbem demo --out demo-out
+
+test: $(BIN)/pbem
+	$(BIN)/pytest -q
+
+clean:
+	rm -rf $(VENV) demo-out pbem.sqlite*
