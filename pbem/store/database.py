@@ -1,0 +1,136 @@
+"""Engines, connection settings and schema upgrades.
+
+SQLite (the embedded default) is opened in WAL mode with ``synchronous=FULL``,
+foreign keys on and a busy timeout, and every transaction starts with
+``BEGIN IMMEDIATE`` so that a read-then-append cannot interleave with another
+writer. PostgreSQL URLs are routed to the psycopg 3 driver.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+
+ENV_URL = "PBEM_DATABASE_URL"
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+# pg_advisory_xact_lock key held while migrating (any fixed 64-bit number).
+_MIGRATION_LOCK_KEY = 0x7062656D_6D696772  # "pbemmigr"
+
+# pbem/store/database.py -> pbem/store -> pbem -> the repository root, which
+# holds alembic.ini and migrations/.
+REPO_ROOT = Path(__file__).resolve().parent.parent.parent
+ALEMBIC_INI = REPO_ROOT / "alembic.ini"
+MIGRATIONS_DIR = REPO_ROOT / "migrations"
+
+
+def default_url() -> str:
+    """``$PBEM_DATABASE_URL``, else ``pbem.sqlite`` in the working directory."""
+    url = os.environ.get(ENV_URL, "").strip()
+    return url or "sqlite:///pbem.sqlite"
+
+
+def normalize_url(url: str) -> str:
+    """Route bare ``postgresql://`` (and ``postgres://``) URLs to psycopg 3."""
+    if url.startswith("postgres://"):
+        url = "postgresql://" + url[len("postgres://"):]
+    if url.startswith("postgresql://"):
+        url = "postgresql+psycopg://" + url[len("postgresql://"):]
+    return url
+
+
+def make_engine(url: str, **kwargs) -> Engine:
+    """An engine for ``url`` with pbem's connection settings applied."""
+    url = normalize_url(url)
+    backend = make_url(url).get_backend_name()
+    if backend == "sqlite":
+        engine = create_engine(url, **kwargs)
+        _configure_sqlite(engine)
+        return engine
+    if backend == "postgresql":
+        kwargs.setdefault("pool_pre_ping", True)
+    return create_engine(url, **kwargs)
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    """Pragmas on every new connection, and ``BEGIN IMMEDIATE`` transactions.
+
+    This is SQLAlchemy's documented recipe for pysqlite: turn off the
+    driver's own transaction handling (``isolation_level = None``) and emit
+    BEGIN ourselves from the ``begin`` event. It also makes SAVEPOINT work.
+    """
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, connection_record):  # noqa: ARG001
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute("PRAGMA synchronous = FULL")
+            cursor.execute("PRAGMA foreign_keys = ON")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn):
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def _alembic_config(connection=None):
+    from alembic.config import Config
+
+    cfg = Config(str(ALEMBIC_INI))
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    # Tell migrations/env.py it is being driven from code: use this
+    # connection and leave the application's logging alone.
+    cfg.attributes["pbem_programmatic"] = True
+    if connection is not None:
+        cfg.attributes["connection"] = connection
+    return cfg
+
+
+def _head_revision() -> str | None:
+    from alembic.script import ScriptDirectory
+
+    return ScriptDirectory.from_config(_alembic_config()).get_current_head()
+
+
+def current_revision(engine: Engine) -> str | None:
+    """The alembic revision the database is at (None when never migrated)."""
+    from alembic.runtime.migration import MigrationContext
+
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+def upgrade(url_or_engine: str | Engine) -> None:
+    """Run ``alembic upgrade head`` against a URL or an engine."""
+    from alembic import command
+
+    if isinstance(url_or_engine, str):
+        engine = make_engine(url_or_engine)
+        owned = True
+    else:
+        engine = url_or_engine
+        owned = False
+    try:
+        with engine.begin() as conn:
+            if conn.dialect.name == "postgresql":
+                # Two processes starting at once must not both migrate. (On
+                # SQLite, BEGIN IMMEDIATE already serialises them.)
+                conn.exec_driver_sql(
+                    f"SELECT pg_advisory_xact_lock({_MIGRATION_LOCK_KEY})"
+                )
+            command.upgrade(_alembic_config(conn), "head")
+    finally:
+        if owned:
+            engine.dispose()
+
+
+def ensure_schema(engine: Engine) -> None:
+    """Upgrade to head unless already there (cheap when up to date)."""
+    if current_revision(engine) != _head_revision():
+        upgrade(engine)

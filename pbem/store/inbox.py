@@ -1,0 +1,119 @@
+"""Inbound mail, stored raw before the MTA is told "250 OK"."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+
+from sqlalchemy import Connection, Row, select
+from sqlalchemy.exc import IntegrityError
+
+from pbem.store.schema import INBOX_STATUSES, inbox
+
+_FINISHED = ("done", "rejected", "failed")
+
+
+def message_key(raw: bytes) -> str:
+    """The stand-in Message-ID for a message without one: sha256 of its bytes."""
+    return "sha256:" + hashlib.sha256(raw).hexdigest()
+
+
+class Inbox:
+    def __init__(self, conn: Connection):
+        self.conn = conn
+
+    def store(
+        self,
+        raw: bytes,
+        message_id: str,
+        envelope_from: str,
+        envelope_to: list[str],
+        now: datetime,
+    ) -> tuple[int, bool]:
+        """Keep a message; ``(id, True)`` if new, ``(existing id, False)`` if seen.
+
+        A duplicate Message-ID stores nothing. The insert runs in a SAVEPOINT
+        so a concurrent duplicate leaves the caller's transaction usable.
+        """
+        existing = self._id_for(message_id)
+        if existing is not None:
+            return existing, False
+        try:
+            with self.conn.begin_nested():
+                result = self.conn.execute(
+                    inbox.insert().values(
+                        message_id=message_id,
+                        received_at=now,
+                        envelope_from=envelope_from,
+                        envelope_to=list(envelope_to),
+                        raw=bytes(raw),
+                        status="received",
+                        error=None,
+                        game_id=None,
+                        processed_at=None,
+                        attempts=0,
+                    )
+                )
+        except IntegrityError:
+            existing = self._id_for(message_id)
+            if existing is None:
+                raise
+            return existing, False
+        return result.inserted_primary_key[0], True
+
+    def get(self, id: int) -> Row | None:  # noqa: A002
+        return self.conn.execute(select(inbox).where(inbox.c.id == id)).first()
+
+    def by_message_id(self, message_id: str) -> Row | None:
+        return self.conn.execute(
+            select(inbox).where(inbox.c.message_id == message_id)
+        ).first()
+
+    def unprocessed(self, limit: int = 100) -> list[Row]:
+        """Messages still in status 'received', oldest first.
+
+        On PostgreSQL the rows are locked ``FOR UPDATE SKIP LOCKED`` so that
+        several workers can share the queue; SQLite ignores the clause.
+        """
+        query = (
+            select(inbox)
+            .where(inbox.c.status == "received")
+            .order_by(inbox.c.id)
+            .limit(limit)
+        )
+        if self.conn.dialect.name == "postgresql":
+            query = query.with_for_update(skip_locked=True)
+        return list(self.conn.execute(query))
+
+    def mark(
+        self,
+        id: int,  # noqa: A002
+        status: str,
+        *,
+        error: str | None = None,
+        game_id: str | None = None,
+        now: datetime,
+    ) -> None:
+        """Set a message's status (and error). 'done', 'rejected' and 'failed'
+        count an attempt and stamp ``processed_at``; 'received' puts the message
+        back in the queue. ``game_id`` is only changed when given."""
+        if status not in INBOX_STATUSES:
+            raise ValueError(f"unknown inbox status {status!r}; one of {INBOX_STATUSES}")
+        values: dict = {"status": status, "error": error}
+        if status in _FINISHED:
+            values["processed_at"] = now
+            values["attempts"] = inbox.c.attempts + 1
+        else:
+            values["processed_at"] = None
+        if game_id is not None:
+            values["game_id"] = game_id
+        result = self.conn.execute(
+            inbox.update().where(inbox.c.id == id).values(**values)
+        )
+        if result.rowcount != 1:
+            raise KeyError(f"no inbox message with id {id}")
+
+    def _id_for(self, message_id: str) -> int | None:
+        return self.conn.execute(
+            select(inbox.c.id).where(inbox.c.message_id == message_id)
+        ).scalar_one_or_none()

@@ -1,0 +1,96 @@
+"""Outbound mail, written in the same transaction as the events that caused it."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Connection, Row, func, select
+
+from pbem.store.schema import outbox
+
+
+class Outbox:
+    def __init__(self, conn: Connection):
+        self.conn = conn
+
+    def enqueue(
+        self,
+        *,
+        message_id: str,
+        recipient: str,
+        raw: bytes,
+        kind: str,
+        game_id: str | None,
+        now: datetime,
+    ) -> int:
+        """Queue a fully rendered message for delivery now; returns its id."""
+        result = self.conn.execute(
+            outbox.insert().values(
+                message_id=message_id,
+                game_id=game_id,
+                kind=kind,
+                recipient=recipient,
+                raw=bytes(raw),
+                created_at=now,
+                attempts=0,
+                next_attempt_at=now,
+                sent_at=None,
+                last_error=None,
+            )
+        )
+        return result.inserted_primary_key[0]
+
+    def get(self, id: int) -> Row | None:  # noqa: A002
+        return self.conn.execute(select(outbox).where(outbox.c.id == id)).first()
+
+    def due(self, now: datetime, limit: int = 50) -> list[Row]:
+        """Unsent messages whose ``next_attempt_at <= now``, by id.
+
+        On PostgreSQL the rows are locked ``FOR UPDATE SKIP LOCKED`` for the
+        rest of the caller's transaction, so parallel senders take disjoint
+        batches; SQLite (writers serialised) ignores the clause.
+        """
+        query = (
+            select(outbox)
+            .where(outbox.c.sent_at.is_(None))
+            .where(outbox.c.next_attempt_at <= now)
+            .order_by(outbox.c.id)
+            .limit(limit)
+        )
+        if self.conn.dialect.name == "postgresql":
+            query = query.with_for_update(skip_locked=True)
+        return list(self.conn.execute(query))
+
+    def mark_sent(self, id: int, now: datetime) -> None:  # noqa: A002
+        """Record delivery (counts as an attempt; clears ``last_error``)."""
+        self._update(id, sent_at=now, attempts=outbox.c.attempts + 1, last_error=None)
+
+    def mark_failed(
+        self, id: int, error: str, next_attempt_at: datetime  # noqa: A002
+    ) -> None:
+        """Record a failed attempt and when to try again."""
+        self._update(
+            id,
+            attempts=outbox.c.attempts + 1,
+            last_error=error,
+            next_attempt_at=next_attempt_at,
+        )
+
+    def pending_count(self) -> int:
+        return self.conn.execute(
+            select(func.count()).select_from(outbox).where(outbox.c.sent_at.is_(None))
+        ).scalar_one()
+
+    def list(self, game_id: str | None = None) -> list[Row]:  # noqa: A003
+        """Every message (sent or not), by id; only one game's if given."""
+        query = select(outbox).order_by(outbox.c.id)
+        if game_id is not None:
+            query = query.where(outbox.c.game_id == game_id)
+        return [row for row in self.conn.execute(query)]
+
+    def _update(self, id: int, **values) -> None:  # noqa: A002
+        result = self.conn.execute(
+            outbox.update().where(outbox.c.id == id).values(**values)
+        )
+        if result.rowcount != 1:
+            raise KeyError(f"no outbox message with id {id}")
