@@ -1,0 +1,108 @@
+"""Game state as plain immutable data.
+
+The projector folds events into a GameState; nothing here knows about email,
+storage or time. Only non-empty areas are stored (the board is sparse early in
+a game), and derived numbers (cities on board, tokens on board) are computed
+from the areas rather than stored twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from .frozen import FrozenMap
+
+
+@dataclass(frozen=True)
+class Player:
+    """A person in the game; the nation is empty until chosen (§15.4)."""
+
+    id: int
+    name: str
+    nation: str | None = None
+
+
+@dataclass(frozen=True)
+class NationState:
+    """One nation's off-board holdings: stock, treasury, cards, A.S.T. marker."""
+
+    name: str
+    player_id: int
+    stock: int
+    treasury: int = 0
+    civ_cards: tuple[str, ...] = ()
+    hand: tuple[str, ...] = ()
+    ast_position: int = 0
+    census: int | None = None
+
+
+@dataclass(frozen=True)
+class AreaState:
+    """What stands in one land or water area."""
+
+    tokens: FrozenMap[str, int] = field(default_factory=FrozenMap)
+    city: str | None = None
+    ships: FrozenMap[str, int] = field(default_factory=FrozenMap)
+
+    @property
+    def empty(self) -> bool:
+        return not self.tokens and self.city is None and not self.ships
+
+    def add_tokens(self, nation: str, count: int) -> AreaState:
+        left = self.tokens.get(nation, 0) + count
+        if left < 0:
+            raise ValueError(f"{nation} would have {left} tokens")
+        tokens = self.tokens.set(nation, left) if left else self.tokens.without(nation)
+        return replace(self, tokens=tokens)
+
+
+@dataclass(frozen=True)
+class GameState:
+    """Everything the rules need to know about one game at one version."""
+
+    game_id: str
+    version: int = 0
+    ruleset: str = "advciv-1991"
+    options: FrozenMap[str, str] = field(default_factory=FrozenMap)
+    players: tuple[Player, ...] = ()
+    seed_commitment: str = ""
+    place_order: tuple[int, ...] = ()
+    nations: FrozenMap[str, NationState] = field(default_factory=FrozenMap)
+    areas: FrozenMap[str, AreaState] = field(default_factory=FrozenMap)
+    turn: int = 0
+    phase: str = "setup"
+    phase_began: int = 1
+    deadline: str | None = None
+    finished: bool = False
+
+    def player(self, player_id: int) -> Player:
+        for player in self.players:
+            if player.id == player_id:
+                return player
+        raise KeyError(player_id)
+
+    def player_of(self, nation: str) -> Player:
+        return self.player(self.nations[nation].player_id)
+
+    def area(self, name: str) -> AreaState:
+        return self.areas.get(name) or AreaState()
+
+    def with_area(self, name: str, area: AreaState) -> GameState:
+        areas = self.areas.without(name) if area.empty else self.areas.set(name, area)
+        return replace(self, areas=areas)
+
+    def with_nation(self, nation: NationState) -> GameState:
+        return replace(self, nations=self.nations.set(nation.name, nation))
+
+    def with_player(self, player: Player) -> GameState:
+        players = tuple(player if p.id == player.id else p for p in self.players)
+        return replace(self, players=players)
+
+    def tokens_on_board(self, nation: str) -> int:
+        return sum(a.tokens.get(nation, 0) for a in self.areas.values())
+
+    def cities_on_board(self, nation: str) -> int:
+        return sum(1 for a in self.areas.values() if a.city == nation)
+
+    def ships_on_board(self, nation: str) -> int:
+        return sum(a.ships.get(nation, 0) for a in self.areas.values())

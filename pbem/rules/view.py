@@ -1,0 +1,80 @@
+"""Per-viewer views of a game (DESIGN.md §3).
+
+Every report, prompt and `pbem state` listing is built from a view, so what a
+player may not know (other hands, the secret seed) never reaches a template.
+Viewers: ``player:<nation>``, ``observer``, ``moderator``, ``auditor``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .engine import pending
+from .rulebook import ruleset_of
+from .state import GameState
+
+VIEWERS = ("observer", "moderator", "auditor")
+
+
+def check_viewer(state: GameState, viewer: str) -> str:
+    viewer = viewer.strip().lower()
+    if viewer in VIEWERS:
+        return viewer
+    if viewer.startswith("player:"):
+        nation = viewer.split(":", 1)[1]
+        if any(n.lower() == nation for n in state.nations):
+            return viewer
+        raise ValueError(f"no nation {nation!r} in game {state.game_id}")
+    if any(n.lower() == viewer for n in state.nations):
+        return f"player:{viewer}"
+    raise ValueError(f"unknown viewer {viewer!r}: use player:<nation>, observer, moderator or auditor")
+
+
+def _sees_hand(viewer: str, nation: str) -> bool:
+    return viewer in ("moderator", "auditor") or viewer == f"player:{nation.lower()}"
+
+
+def view(state: GameState, viewer: str) -> dict[str, Any]:
+    """The game as ``viewer`` may see it, as JSON-ready data (documented in docs/state.md)."""
+    viewer = check_viewer(state, viewer)
+    ruleset = ruleset_of(state) if state.players else None
+    nations: dict[str, Any] = {}
+    for name, n in state.nations.items():
+        entry: dict[str, Any] = {
+            "player": state.player(n.player_id).name,
+            "stock": n.stock,
+            "treasury": n.treasury,
+            "cities_on_board": state.cities_on_board(name),
+            "tokens_on_board": state.tokens_on_board(name),
+            "ships": state.ships_on_board(name),
+            "hand_count": len(n.hand),
+            "civ_cards": list(n.civ_cards),
+            "ast_position": n.ast_position,
+            "census": n.census,
+        }
+        if _sees_hand(viewer, name):
+            entry["hand"] = list(n.hand)
+        nations[name.lower()] = entry
+    areas: dict[str, Any] = {}
+    if ruleset is not None:
+        in_play = ruleset.setup_for(len(state.players)).areas_in_play
+        for name in sorted(in_play):
+            area = state.area(name)
+            areas[name] = {"tokens": dict(area.tokens), "city": area.city}
+    return {
+        "game": state.game_id,
+        "version": state.version,
+        "turn": state.turn,
+        "phase": state.phase,
+        "deadline": state.deadline,
+        "viewer": viewer,
+        "seed_commitment": state.seed_commitment,
+        "players": [{"id": p.id, "name": p.name, "nation": p.nation} for p in state.players],
+        "place_order": [state.player(pid).name for pid in state.place_order],
+        "pending": {
+            who: {"step": p.step, "question": p.question, "player": state.player(p.player_id).name}
+            for who, p in pending(state).items()
+        },
+        "nations": nations,
+        "areas": areas,
+    }

@@ -1,0 +1,56 @@
+"""The order language: short verbs, forgiving names, one order per line."""
+
+from __future__ import annotations
+
+from pbem.orders import Actor, parse_orders
+from pbem.rules import engine as E
+from pbem.rules.commands import ChooseNation, PassDeadline, PlaceStartToken
+from pbem.rules.draws import Draws, commitment
+
+
+def game():
+    events = E.create("g", [(1, "Ann", None), (2, "Ben", None), (3, "Cy", None)], {}, commitment("s"), Draws("s"))
+    return E.fold(E.new_game("g"), events)
+
+
+def test_verbs_and_names_ignore_case_and_accept_abbreviations():
+    orders = parse_orders("nation crete\nplace KNOSSOS\nplac phaest", game(), Actor(player_id=1))
+    assert [line.command for line in orders.lines] == [
+        ChooseNation(1, "Crete"),
+        PlaceStartToken(1, "Knossos"),
+        PlaceStartToken(1, "Phaestos"),
+    ]
+    assert [line.canonical for line in orders.lines] == ["NATION Crete", "PLACE Knossos", "PLACE Phaestos"]
+
+
+def test_a_plain_misspelling_is_read_and_said():
+    orders = parse_orders("PLACE Knosos", game(), Actor(player_id=1))
+    (line,) = orders.lines
+    assert line.command == PlaceStartToken(1, "Knossos")
+    assert line.notes == ("read 'Knosos' as Knossos",)
+
+
+def test_unknown_words_get_line_numbers_reasons_and_suggestions():
+    text = "# my orders\n\nNATON Crete\nPLACE Atlantis\nPLACE Knossos\n"
+    orders = parse_orders(text, game(), Actor(player_id=1))
+    bad = orders.errors
+    assert [line.number for line in bad] == [3, 4]
+    assert "unknown order" in bad[0].error and bad[0].suggestions == ("NATION <nation>",)
+    assert "Atlantis" in bad[1].error
+    assert orders.lines[-1].command == PlaceStartToken(1, "Knossos")  # one bad line spoils nothing else
+
+
+def test_secret_lines_are_taken_out_and_help_is_answered():
+    orders = parse_orders("SECRET abc123\nHELP AREA Knossos\nHELP", game(), Actor(player_id=1))
+    assert orders.secret == "abc123"
+    assert "Knossos" in orders.lines[0].help
+    assert "PLACE <area>" in orders.lines[1].help
+
+
+def test_moderator_orders_for_a_player_and_ends_a_step():
+    state = game()
+    orders = parse_orders("FOR Ben: NATION Thrace\nDEADLINE", state, Actor(moderator=True))
+    assert orders.lines[0].command == ChooseNation(2, "Thrace")
+    assert orders.lines[1].command == PassDeadline(by="moderator")
+    refused = parse_orders("DEADLINE", state, Actor(player_id=1))
+    assert "only the moderator" in refused.lines[0].error
