@@ -1,0 +1,746 @@
+"""Inbound mail: raw RFC 5322 bytes -> the order text a player meant to send.
+
+`parse_message` never trusts the message: headers may be malformed, charsets
+may be wrong or unknown, the body may be HTML only, quoted replies and
+signatures surround the orders.  Everything that can be recovered is
+recovered; what was lost is described in `InboundMail.problems` so the
+acknowledgement can tell the player.  Only three things refuse a message
+outright (`MailRejected`): it is too big, it is not a message at all, or it
+has no From address to attribute it to.
+"""
+
+from __future__ import annotations
+
+import codecs
+import email.header
+import email.message
+import email.policy
+import email.utils
+import hashlib
+import re
+from dataclasses import dataclass, field
+from email.parser import BytesParser
+from html.parser import HTMLParser
+
+__all__ = [
+    "InboundMail",
+    "MailRejected",
+    "ORDERS_BEGIN",
+    "ORDERS_END",
+    "parse_message",
+    "extract_order_text",
+    "html_to_text",
+    "human_size",
+]
+
+# Markers delimiting the ready-to-edit order block at the end of every prompt.
+# When a reply still carries them, only the lines between them are orders.
+ORDERS_BEGIN = "===== ORDERS: edit below this line ====="
+ORDERS_END = "===== END OF ORDERS ====="
+
+
+class MailRejected(Exception):
+    """The message cannot be accepted at all; `reason` is written for the sender."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class InboundMail:
+    message_id: str
+    from_addr: str
+    from_name: str
+    reply_to: str | None
+    to_addrs: list[str]
+    subject: str
+    in_reply_to: str | None
+    references: list[str]
+    body: str
+    problems: tuple[str, ...] = field(default=())
+
+
+# --------------------------------------------------------------------------
+# sizes
+
+def human_size(n: int) -> str:
+    """1_000_000 -> '1 MB', 2_345_678 -> '2.3 MB', 12_345 -> '12 kB'."""
+    if n >= 1_000_000:
+        text = f"{n / 1_000_000:.1f}"
+        if text.endswith(".0"):
+            text = text[:-2]
+        return f"{text} MB"
+    if n >= 1_000:
+        return f"{round(n / 1_000)} kB"
+    return f"{n} bytes"
+
+
+# --------------------------------------------------------------------------
+# headers (robust to malformed ones)
+
+_MSGID_RE = re.compile(r"<([^<>\s]*)>")
+
+
+class _Headers:
+    """Header access through the modern policy, falling back to compat32."""
+
+    def __init__(self, raw: bytes, msg: email.message.Message) -> None:
+        self._raw = raw
+        self._msg = msg
+        self._compat: email.message.Message | None = None
+
+    @property
+    def compat(self) -> email.message.Message:
+        if self._compat is None:
+            self._compat = BytesParser(policy=email.policy.compat32).parsebytes(self._raw)
+        return self._compat
+
+    def text(self, name: str) -> str | None:
+        """The decoded, unfolded value of the first `name` header, or None."""
+        raw = self.raw_text(name)
+        if raw is not None and _has_8bit(raw):
+            # Unencoded 8-bit header (not allowed, but common): decode it ourselves.
+            return _fix_text(_unfold(_decode_rfc2047(_fix_8bit(raw))))
+        try:
+            value = self._msg[name]
+            if value is None:
+                return None
+            return _fix_text(_unfold(str(value)))
+        except Exception:
+            pass
+        if raw is None:
+            return None
+        return _fix_text(_unfold(_decode_rfc2047(raw)))
+
+    def raw_text(self, name: str) -> str | None:
+        """The undecoded, unfolded value (8-bit bytes kept as surrogates)."""
+        wanted = name.lower()
+        try:
+            for key, value in self.compat.raw_items():
+                if key.lower() == wanted:
+                    return _unfold(str(value))
+        except Exception:
+            return None
+        return None
+
+    def addresses(self, name: str) -> list[tuple[str, str]]:
+        """[(display name, addr-spec)] of every header `name` (To may repeat).
+
+        Only plausible addr-specs are returned; when the header is too
+        broken for both parsers, addresses are picked out of it by pattern.
+        """
+        try:
+            result = [
+                (address.display_name or "", address.addr_spec or "")
+                for header in (self._msg.get_all(name) or [])
+                for address in header.addresses
+            ]
+            result = [(_fix_text(_fix_8bit(n)), a) for n, a in result if _ADDR_RE.match(a)]
+            if result:
+                return result
+        except Exception:
+            pass
+        try:
+            values = [str(v) for key, v in self.compat.raw_items() if key.lower() == name.lower()]
+        except Exception:
+            values = []
+        result = []
+        try:
+            pairs = email.utils.getaddresses(values)
+        except Exception:
+            pairs = []
+        for display, addr in pairs:
+            addr = _fix_8bit(addr.strip())
+            if _ADDR_RE.match(addr):
+                result.append((_fix_text(_decode_rfc2047(_fix_8bit(display))).strip(), addr))
+        if result:
+            return result
+        for value in values:
+            for addr in _ADDR_SCAN_RE.findall(_fix_8bit(value)):
+                if _ADDR_RE.match(addr):
+                    result.append(("", addr))
+        return result
+
+
+_ADDR_RE = re.compile(r'^[^\s@<>()\[\],;:"\\]+@[^\s@<>()\[\],;:"\\]+$')
+_ADDR_SCAN_RE = re.compile(r'[^\s@<>()\[\],;:"\\]+@[^\s@<>()\[\],;:"\\]+')
+
+
+def _has_8bit(value: str) -> bool:
+    return any("\udc80" <= c <= "\udcff" for c in value)
+
+
+def _fix_8bit(value: str) -> str:
+    """Raw 8-bit header bytes (kept as surrogates by the parser) -> text."""
+    if not _has_8bit(value):
+        return value
+    data = value.encode("utf-8", "surrogateescape")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("cp1252", errors="replace")
+
+
+def _fix_text(value: str) -> str:
+    """C1 controls come from Windows-1252 text labelled ISO-8859-1: map them back."""
+    if not any("\x80" <= c <= "\x9f" for c in value):
+        return value
+    return "".join(
+        bytes([ord(c)]).decode("cp1252", errors="replace") if "\x80" <= c <= "\x9f" else c
+        for c in value
+    )
+
+
+def _unfold(value: str) -> str:
+    return re.sub(r"\s*\r?\n\s*", " ", value).strip()
+
+
+def _decode_rfc2047(value: object) -> str:
+    if isinstance(value, email.header.Header):
+        value = str(value)
+    text = str(value)
+    try:
+        parts = email.header.decode_header(text)
+    except Exception:
+        return text
+    out: list[str] = []
+    for chunk, charset in parts:
+        if isinstance(chunk, bytes):
+            out.append(_decode_bytes(chunk, charset)[0])
+        else:
+            out.append(chunk)
+    return "".join(out)
+
+
+def _message_ids(value: str | None) -> list[str]:
+    if not value:
+        return []
+    found = _MSGID_RE.findall(value)
+    if found:
+        return [f for f in found if f]
+    return [v.strip("<>") for v in value.split() if v.strip("<>")]
+
+
+# --------------------------------------------------------------------------
+# charsets
+
+# Declared charsets that are in practice written as their Windows supersets.
+_CHARSET_ALIASES = {
+    "iso-8859-1": "cp1252",
+    "latin1": "cp1252",
+    "latin-1": "cp1252",
+    "iso-8859-9": "cp1254",
+    "ks_c_5601-1987": "cp949",
+    "gb2312": "gb18030",
+    "gbk": "gb18030",
+    "x-unknown": "utf-8",
+    "unknown-8bit": "utf-8",
+}
+
+
+def _decode_bytes(data: bytes, charset: str | None) -> tuple[str, str | None]:
+    """Decode, never failing.  Returns (text, problem or None)."""
+    name = (charset or "").strip().strip('"').lower()
+    name = _CHARSET_ALIASES.get(name, name)
+    if name in ("", "us-ascii", "ascii", "utf-8", "utf8"):
+        # Undeclared or claimed ASCII: UTF-8 if it is valid, else Windows-1252.
+        try:
+            return data.decode("utf-8"), None
+        except UnicodeDecodeError:
+            if name in ("utf-8", "utf8"):
+                return (data.decode("utf-8", errors="replace"),
+                        "Some characters could not be decoded and were replaced by \ufffd.")
+            return data.decode("cp1252", errors="replace"), None
+    try:
+        codecs.lookup(name)
+    except LookupError:
+        return (data.decode("utf-8", errors="replace"),
+                f"The message declared an unknown character set ({charset}); it was read as UTF-8.")
+    try:
+        return data.decode(name), None
+    except UnicodeDecodeError:
+        return (data.decode(name, errors="replace"),
+                "Some characters could not be decoded and were replaced by \ufffd.")
+    except Exception:  # broken codec implementations
+        return data.decode("utf-8", errors="replace"), None
+
+
+# --------------------------------------------------------------------------
+# HTML -> text
+
+_BLOCK_TAGS = frozenset({
+    "p", "div", "li", "ul", "ol", "tr", "table", "tbody", "thead", "h1", "h2",
+    "h3", "h4", "h5", "h6", "pre", "section", "article", "header", "footer",
+    "address", "dl", "dt", "dd", "center", "form", "fieldset", "figure", "hr",
+    "body", "html",
+})
+_SKIP_TAGS = frozenset({"script", "style", "head", "title", "template", "noscript"})
+_VOID_TAGS = frozenset({"br", "hr", "img", "meta", "link", "input", "wbr", "col", "area", "base"})
+
+
+class _TextExtractor(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.lines: list[str] = []
+        self.current: list[str] = []
+        self.skip_depth = 0
+        self.quote_depth = 0
+        self.pre_depth = 0
+
+    # line management
+    def _break(self, force: bool = False) -> None:
+        line = "".join(self.current)
+        # strip(" ") only: a paragraph holding just &nbsp; is a blank line
+        if force or line.strip(" "):
+            self.lines.append(line)
+        self.current = []
+
+    def _ensure_break(self) -> None:
+        if "".join(self.current).strip(" "):
+            self._break()
+        else:
+            self.current = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in _SKIP_TAGS:
+            self.skip_depth += 1
+            return
+        if tag == "blockquote":
+            # Quoted text of a reply: never orders.
+            self._ensure_break()
+            self.quote_depth += 1
+            return
+        if self.skip_depth or self.quote_depth:
+            return
+        if tag == "br":
+            self._break(force=True)
+        elif tag in _BLOCK_TAGS:
+            self._ensure_break()
+            if tag == "pre":
+                self.pre_depth += 1
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag not in _VOID_TAGS:
+            self.handle_endtag(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _SKIP_TAGS:
+            self.skip_depth = max(0, self.skip_depth - 1)
+            return
+        if tag == "blockquote":
+            self.quote_depth = max(0, self.quote_depth - 1)
+            return
+        if self.skip_depth or self.quote_depth:
+            return
+        if tag in _BLOCK_TAGS:
+            self._ensure_break()
+            if tag == "pre":
+                self.pre_depth = max(0, self.pre_depth - 1)
+
+    def handle_data(self, data: str) -> None:
+        if self.skip_depth or self.quote_depth:
+            return
+        if self.pre_depth:
+            parts = data.split("\n")
+            for i, part in enumerate(parts):
+                if i:
+                    self._break(force=True)
+                self.current.append(part)
+            return
+        self.current.append(re.sub(r"[ \t\r\n\f]+", " ", data))
+
+    def text(self) -> str:
+        self._break()
+        return "\n".join(re.sub(r" {2,}", " ", line).strip(" ") for line in self.lines)
+
+
+def html_to_text(html: str) -> str:
+    """Plain text of an HTML body, one line per <br>, <p>, <div>, <li>, ..."""
+    parser = _TextExtractor()
+    try:
+        parser.feed(html)
+        parser.close()
+    except Exception:
+        # html.parser is lenient; this is a last resort: drop the tags.
+        return re.sub(r"<[^>]*>", "", html)
+    return parser.text()
+
+
+# --------------------------------------------------------------------------
+# format=flowed (RFC 3676)
+
+def _unflow(text: str, delsp: bool) -> str:
+    out: list[str] = []
+    pending: str | None = None
+    for line in text.split("\n"):
+        if line == "-- ":  # signature separator is never flowed
+            if pending is not None:
+                out.append(pending)
+                pending = None
+            out.append(line)
+            continue
+        if line.startswith(" "):  # space-stuffing
+            line = line[1:]
+        flowed = line.endswith(" ") and not line.startswith(">")
+        if flowed and delsp:
+            line = line[:-1]
+        pending = line if pending is None else pending + line
+        if not flowed:
+            out.append(pending)
+            pending = None
+    if pending is not None:
+        out.append(pending)
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------
+# body selection
+
+@dataclass
+class _Collected:
+    plain: list[str] = field(default_factory=list)
+    html: list[str] = field(default_factory=list)
+    attachments: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def _is_attachment(part: email.message.Message) -> bool:
+    try:
+        disposition = part.get_content_disposition()
+    except Exception:
+        disposition = None
+    if disposition == "attachment":
+        return True
+    try:
+        filename = part.get_filename()
+    except Exception:
+        filename = None
+    return bool(filename)
+
+
+def _leaf_text(part: email.message.Message, acc: _Collected) -> str:
+    try:
+        payload = part.get_payload(decode=True)
+    except Exception:
+        payload = None
+    if payload is None:
+        raw = part.get_payload()
+        payload = raw.encode("utf-8", "surrogateescape") if isinstance(raw, str) else b""
+    try:
+        charset = part.get_content_charset()
+    except Exception:
+        charset = None
+    text, problem = _decode_bytes(payload, charset)
+    if problem and problem not in acc.problems:
+        acc.problems.append(problem)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    try:
+        fmt = (part.get_param("format") or "")
+        delsp = (part.get_param("delsp") or "")
+    except Exception:
+        fmt, delsp = "", ""
+    if str(fmt).lower() == "flowed":
+        text = _unflow(text, str(delsp).lower() == "yes")
+    return text
+
+
+def _collect(part: email.message.Message, acc: _Collected) -> None:
+    try:
+        ctype = part.get_content_type()
+    except Exception:
+        ctype = "text/plain"
+    if ctype.startswith("message/"):
+        # a forwarded or bounced message: not this player's orders
+        acc.attachments += 1
+        return
+    if part.is_multipart():
+        children = part.get_payload()
+        if not isinstance(children, list):
+            return
+        if ctype == "multipart/alternative":
+            subs = []
+            for child in children:
+                sub = _Collected()
+                _collect(child, sub)
+                subs.append(sub)
+            chosen = next((s for s in subs if s.plain), None) or next((s for s in subs if s.html), None)
+            if chosen is None:
+                chosen = subs[0] if subs else _Collected()
+            acc.plain.extend(chosen.plain)
+            acc.html.extend(chosen.html)
+            acc.attachments += chosen.attachments
+            acc.problems.extend(p for p in chosen.problems if p not in acc.problems)
+        elif ctype == "multipart/related":
+            # The root is the body; the other parts are its images/styles.
+            if children:
+                _collect(children[0], acc)
+        else:
+            for child in children:
+                _collect(child, acc)
+        return
+    if _is_attachment(part):
+        acc.attachments += 1
+        return
+    if ctype == "text/plain":
+        acc.plain.append(_leaf_text(part, acc))
+    elif ctype == "text/html":
+        acc.html.append(_leaf_text(part, acc))
+    else:
+        acc.attachments += 1
+
+
+# --------------------------------------------------------------------------
+# quote and signature removal
+
+_REPLY_HEADER_RES = [
+    re.compile(r"^On\b.+\bwrote:?$", re.I),                 # English (Gmail, Apple, Thunderbird)
+    re.compile(r"^Le\b.+\ba [ée]crit ?:$", re.I),           # French
+    re.compile(r"^Am\b.+\bschrieb\b.*:$", re.I),           # German
+    re.compile(r"^El\b.+\bescribi[óo] ?:$", re.I),         # Spanish
+    re.compile(r"^Il\b.+\bha scritto ?:$", re.I),          # Italian
+    re.compile(r"^Op\b.+\bschreef\b.*:$", re.I),           # Dutch
+]
+_ORIGINAL_MESSAGE_RE = re.compile(
+    r"^-{2,}\s*(Original Message|Ursprüngliche Nachricht|Message d'origine|Mensaje original|"
+    r"Messaggio originale|Oorspronkelijk bericht)\s*-{2,}$",
+    re.I,
+)
+_OUTLOOK_FROM_RE = re.compile(r"^[*_]*(From|De|Von|Da|Van)\s*:[*_]*\s*\S", re.I)
+_OUTLOOK_FOLLOW_RE = re.compile(
+    r"^[*_]*(Sent|Date|Envoy[ée]|Gesendet|Enviado|Inviato|Verzonden|Datum)\s*:[*_]*", re.I
+)
+_RULE_RE = re.compile(r"^[_\-=]{10,}$")
+_MOBILE_FOOTER_RE = re.compile(
+    r"^("
+    r"Sent from my \S.*|Sent from (Mail|Outlook|Yahoo Mail|AOL)\b.*|"
+    r"Sent from \S+ for (iOS|Android|iPhone|iPad|Windows).*|"
+    r"Sent (via|with|using) .*(mobile|phone|iPhone|Android|app|Galaxy|BlackBerry).*|"
+    r"Get Outlook for (iOS|Android).*|"
+    r"Envoy[ée] de mon \S.*|Von meinem \S.* gesendet\.?|Enviado desde mi \S.*|Inviato da .*(iPhone|Android).*"
+    r")$",
+    re.I,
+)
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"), None)
+
+
+def _reply_header_at(lines: list[str], i: int) -> bool:
+    """Lines i.. start a reply header ('On <date>, <who> wrote:' possibly wrapped)."""
+    first = lines[i].strip()
+    if not first:
+        return False
+    joined = first
+    for j in range(i, min(i + 3, len(lines))):
+        if j > i:
+            nxt = lines[j].strip()
+            if not nxt:
+                break
+            joined = f"{joined} {nxt}"
+        if any(r.match(joined) for r in _REPLY_HEADER_RES):
+            return True
+    return False
+
+
+def _outlook_block_at(lines: list[str], i: int) -> bool:
+    if not _OUTLOOK_FROM_RE.match(lines[i].strip()):
+        return False
+    following = [ln.strip() for ln in lines[i + 1:i + 6]]
+    return any(_OUTLOOK_FOLLOW_RE.match(ln) for ln in following)
+
+
+def _signature_or_footer_at(lines: list[str], i: int) -> bool:
+    line = lines[i]
+    if line in ("-- ", "--"):
+        return True
+    return bool(_MOBILE_FOOTER_RE.match(line.strip()))
+
+
+def _trim_blank(lines: list[str]) -> list[str]:
+    start, end = 0, len(lines)
+    while start < end and not lines[start].strip():
+        start += 1
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return lines[start:end]
+
+
+def _cut_signature(lines: list[str]) -> list[str]:
+    for i in range(len(lines)):
+        if _signature_or_footer_at(lines, i):
+            return lines[:i]
+    return lines
+
+
+def _select_order_block(lines: list[str]) -> list[str]:
+    begin = ORDERS_BEGIN.lower()
+    end = ORDERS_END.lower()
+    norm = [ln.strip().lower() for ln in lines]
+    if begin not in norm:
+        return lines
+    start = norm.index(begin) + 1
+    try:
+        stop = norm.index(end, start)
+    except ValueError:
+        stop = len(lines)
+    return lines[start:stop]
+
+
+def extract_order_text(text: str) -> str:
+    """Remove quoted replies, signatures and mobile footers from a body.
+
+    Everything from the first reply header ('On ... wrote:', '-----Original
+    Message-----', an Outlook 'From: ... Sent: ...' block), signature
+    separator ('-- ' or '--') or mobile footer ('Sent from my iPhone') onward
+    is dropped, then every remaining line starting with '>' is dropped.  If the
+    player wrote nothing above an 'On ... wrote:' header (bottom-posting), the
+    unquoted lines below it are kept instead.  If the order block markers of a
+    prompt are present, only the lines between them are kept.
+    """
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = text.translate(_INVISIBLE).replace("\xa0", " ")
+    lines = [ln.rstrip() if ln not in ("-- ",) else ln for ln in text.split("\n")]
+
+    cut = len(lines)
+    cut_kind = ""
+    for i in range(len(lines)):
+        stripped = lines[i].strip()
+        if _signature_or_footer_at(lines, i):
+            cut, cut_kind = i, "signature"
+            break
+        if _ORIGINAL_MESSAGE_RE.match(stripped):
+            cut, cut_kind = i, "original"
+            break
+        if _outlook_block_at(lines, i):
+            cut, cut_kind = i, "outlook"
+            if i > 0 and _RULE_RE.match(lines[i - 1].strip()):
+                cut = i - 1
+            elif i > 1 and not lines[i - 1].strip() and _RULE_RE.match(lines[i - 2].strip()):
+                cut = i - 2
+            break
+        if _reply_header_at(lines, i):
+            cut, cut_kind = i, "reply"
+            break
+
+    above = [ln for ln in lines[:cut] if not ln.lstrip().startswith(">")]
+    if cut_kind == "reply" and not any(ln.strip() for ln in above):
+        # Bottom-posted reply: the player's own lines follow the quote.
+        below = lines[cut + 1:]
+        # skip the continuation of a wrapped header ("... <a@b>\nwrote:")
+        while below and below[0].strip() and not below[0].lstrip().startswith(">") and \
+                below[0].strip().lower().endswith(("wrote:", "écrit :", "écrit:")):
+            below = below[1:]
+        below = [ln for ln in _cut_signature(below) if not ln.lstrip().startswith(">")]
+        if any(ln.strip() for ln in below):
+            above = below
+
+    kept = _select_order_block(_trim_blank(above))
+    return "\n".join(_trim_blank(kept))
+
+
+# --------------------------------------------------------------------------
+# the entry point
+
+def _parse(raw: bytes) -> email.message.Message:
+    try:
+        return BytesParser(policy=email.policy.default).parsebytes(raw)
+    except Exception:
+        return BytesParser(policy=email.policy.compat32).parsebytes(raw)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def parse_message(raw: bytes, *, max_bytes: int = 1_000_000) -> InboundMail:
+    """Parse one raw message; raise MailRejected if it cannot be accepted."""
+    if not isinstance(raw, (bytes, bytearray, memoryview)):
+        raise TypeError("parse_message expects the raw message as bytes")
+    raw = bytes(raw)
+    if len(raw) > max_bytes:
+        raise MailRejected(
+            f"Your message is {human_size(len(raw))}; the limit is {human_size(max_bytes)}. "
+            "Send orders as plain text."
+        )
+    if not raw.strip():
+        raise MailRejected("The message was empty.")
+
+    msg = _parse(raw)
+    try:
+        header_names = list(msg.keys())
+    except Exception:
+        header_names = []
+    if not header_names:
+        raise MailRejected("This could not be read as an email message (it has no headers).")
+
+    headers = _Headers(raw, msg)
+
+    senders = headers.addresses("From")
+    if not senders or "@" not in senders[0][1]:
+        # Sender: is what a few gateways set when From is missing.
+        senders = headers.addresses("Sender")
+    if not senders or "@" not in senders[0][1]:
+        raise MailRejected(
+            "The message has no From address, so it cannot be attributed to a player."
+        )
+    from_name, from_addr = senders[0]
+    from_addr = from_addr.lower()
+
+    reply_tos = [a for _, a in headers.addresses("Reply-To") if "@" in a]
+    reply_to = reply_tos[0].lower() if reply_tos else None
+
+    to_addrs: list[str] = []
+    for name in ("To", "Cc"):
+        for _, addr in headers.addresses(name):
+            addr = addr.lower()
+            if addr and addr not in to_addrs:
+                to_addrs.append(addr)
+
+    ids = _message_ids(headers.raw_text("Message-ID"))
+    message_id = ids[0] if ids else "sha256:" + hashlib.sha256(raw).hexdigest()
+    in_reply_to_ids = _message_ids(headers.raw_text("In-Reply-To"))
+    in_reply_to = in_reply_to_ids[0] if in_reply_to_ids else None
+    references = _message_ids(headers.raw_text("References"))
+
+    subject = headers.text("Subject") or ""
+
+    acc = _Collected()
+    try:
+        _collect(msg, acc)
+    except Exception:
+        acc = _Collected()
+        _collect(headers.compat, acc)
+
+    problems: list[str] = []
+    if acc.plain:
+        body_text = "\n".join(acc.plain)
+    elif acc.html:
+        body_text = "\n".join(html_to_text(h) for h in acc.html)
+    else:
+        body_text = ""
+    if not acc.plain and not acc.html:
+        problems.append("The message had no text part" + (
+            f"; {_plural(acc.attachments, 'attachment')} {'was' if acc.attachments == 1 else 'were'} ignored."
+            if acc.attachments else "."
+        ))
+    elif acc.attachments:
+        problems.append(
+            f"{_plural(acc.attachments, 'attachment')} {'was' if acc.attachments == 1 else 'were'} "
+            "ignored; orders are read only from the message text."
+        )
+    problems.extend(acc.problems)
+
+    body = extract_order_text(body_text)
+
+    return InboundMail(
+        message_id=message_id,
+        from_addr=from_addr,
+        from_name=from_name,
+        reply_to=reply_to,
+        to_addrs=to_addrs,
+        subject=subject,
+        in_reply_to=in_reply_to,
+        references=references,
+        body=body,
+        problems=tuple(problems),
+    )

@@ -1,0 +1,243 @@
+"""Outbound delivery: hand finished MIME bytes to a relay or a Maildir.
+
+A transport delivers one message or raises `DeliveryError`; `temporary`
+tells the outbox whether to retry later (connection trouble, 4xx, bad relay
+credentials) or to give up on this mail (5xx for the message or recipient).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import mailbox
+import re
+import ssl
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+from urllib.parse import unquote, urlsplit
+
+import aiosmtplib
+
+__all__ = [
+    "DeliveryError",
+    "MaildirDelivery",
+    "MemoryTransport",
+    "SmtpRelay",
+    "Transport",
+    "transport_from_config",
+]
+
+
+class DeliveryError(Exception):
+    """Delivery failed.  `temporary`: retry later; otherwise give up on this mail."""
+
+    def __init__(self, temporary: bool, reason: str) -> None:
+        super().__init__(reason)
+        self.temporary = temporary
+        self.reason = reason
+
+    def __repr__(self) -> str:
+        return f"DeliveryError(temporary={self.temporary!r}, reason={self.reason!r})"
+
+
+@runtime_checkable
+class Transport(Protocol):
+    async def deliver(self, sender: str, recipients: list[str], raw: bytes) -> None:
+        ...
+
+
+# --------------------------------------------------------------------------
+# SMTP relay
+
+def _is_temporary_code(code: int | None) -> bool:
+    # 4xx are transient by definition; anything that is not a 5xx (a garbled
+    # or missing reply) is treated as transient too.
+    return code is None or not 500 <= code <= 599
+
+
+class SmtpRelay:
+    """Deliver through an SMTP relay (Postfix, a smarthost, a provider)."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        starttls: bool = False,
+        use_tls: bool = False,
+        username: str | None = None,
+        password: str | None = None,
+        timeout: float = 30,
+        tls_context: ssl.SSLContext | None = None,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.starttls = starttls
+        self.use_tls = use_tls
+        self.username = username
+        self.password = password
+        self.timeout = timeout
+        self.tls_context = tls_context
+
+    def __repr__(self) -> str:  # never show the password
+        scheme = "smtps" if self.use_tls else ("smtp+starttls" if self.starttls else "smtp")
+        user = f"{self.username}@" if self.username else ""
+        return f"SmtpRelay({scheme}://{user}{self.host}:{self.port})"
+
+    async def deliver(self, sender: str, recipients: list[str], raw: bytes) -> None:
+        if not recipients:
+            raise DeliveryError(False, "no recipients")
+        try:
+            errors, _ = await aiosmtplib.send(
+                raw,
+                sender=sender,
+                recipients=list(recipients),
+                hostname=self.host,
+                port=self.port,
+                username=self.username,
+                password=self.password,
+                use_tls=self.use_tls,
+                start_tls=self.starttls if not self.use_tls else False,
+                timeout=self.timeout,
+                tls_context=self.tls_context,
+            )
+        except aiosmtplib.SMTPRecipientsRefused as exc:
+            codes = [r.code for r in exc.recipients]
+            temporary = any(_is_temporary_code(c) for c in codes)
+            detail = "; ".join(f"{r.recipient}: {r.code} {r.message}" for r in exc.recipients)
+            raise DeliveryError(temporary, f"all recipients refused: {detail}") from exc
+        except aiosmtplib.SMTPAuthenticationError as exc:
+            # A configuration problem of ours, not of the mail: retry later.
+            raise DeliveryError(True, f"relay refused our credentials: {exc.code} {exc.message}") from exc
+        except (aiosmtplib.SMTPConnectResponseError, aiosmtplib.SMTPHeloError) as exc:
+            # The relay refused the session itself: not this mail's fault.
+            raise DeliveryError(True, f"relay refused the session: {exc.code} {exc.message}") from exc
+        except aiosmtplib.SMTPResponseException as exc:
+            raise DeliveryError(_is_temporary_code(exc.code), f"relay answered {exc.code} {exc.message}") from exc
+        except (aiosmtplib.SMTPException, OSError, asyncio.TimeoutError) as exc:
+            # Connection refused/reset, timeouts, TLS trouble, STARTTLS unsupported...
+            raise DeliveryError(True, f"cannot reach relay {self.host}:{self.port}: {exc}") from exc
+        if errors:
+            codes = [resp.code for resp in errors.values()]
+            detail = "; ".join(f"{rcpt}: {resp.code} {resp.message}" for rcpt, resp in errors.items())
+            raise DeliveryError(
+                any(_is_temporary_code(c) for c in codes),
+                f"some recipients refused (the others got the message): {detail}",
+            )
+
+
+# --------------------------------------------------------------------------
+# Maildir
+
+_UNSAFE = re.compile(r"[^a-z0-9@._+=-]")
+
+
+def _folder_name(recipient: str) -> str:
+    name = _UNSAFE.sub("_", recipient.strip().strip("<>").lower())
+    name = name.lstrip(".")
+    if not name:
+        raise DeliveryError(False, f"invalid recipient {recipient!r}")
+    return name
+
+
+class MaildirDelivery:
+    """Store each message in `root/<recipient address>/` (a Maildir).
+
+    The embedded default: no mail server is needed; any MUA or a
+    `pbem` command can read the folders.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    def __repr__(self) -> str:
+        return f"MaildirDelivery({str(self.root)!r})"
+
+    def folder(self, recipient: str) -> Path:
+        return self.root / _folder_name(recipient)
+
+    def _store(self, recipients: list[str], raw: bytes) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        for recipient in recipients:
+            box = mailbox.Maildir(self.folder(recipient), create=True)
+            box.add(raw)
+
+    async def deliver(self, sender: str, recipients: list[str], raw: bytes) -> None:
+        if not recipients:
+            raise DeliveryError(False, "no recipients")
+        for recipient in recipients:
+            _folder_name(recipient)  # validate all before writing any
+        try:
+            await asyncio.to_thread(self._store, list(recipients), raw)
+        except OSError as exc:
+            raise DeliveryError(True, f"cannot write to {self.root}: {exc}") from exc
+
+
+# --------------------------------------------------------------------------
+# in memory (for tests of the layers above)
+
+@dataclass
+class MemoryTransport:
+    """Keeps delivered mail in `sent`; `fail_next` queues errors to raise."""
+
+    sent: list[tuple[str, list[str], bytes]] = field(default_factory=list)
+    fail_next: list[DeliveryError] = field(default_factory=list)
+
+    async def deliver(self, sender: str, recipients: list[str], raw: bytes) -> None:
+        if self.fail_next:
+            raise self.fail_next.pop(0)
+        self.sent.append((sender, list(recipients), bytes(raw)))
+
+
+# --------------------------------------------------------------------------
+# configuration
+
+_DEFAULT_PORTS = {"smtp": 25, "smtp+starttls": 587, "smtps": 465}
+
+
+def transport_from_config(relay_url: str | None, maildir: Path) -> Transport:
+    """The transport named by `relay_url`, or Maildir delivery under `maildir`.
+
+    relay_url forms:
+      smtp://host[:port]                       plain SMTP (port 25)
+      smtp+starttls://user:pass@host[:port]    STARTTLS required (port 587)
+      smtps://user:pass@host[:port]            implicit TLS (port 465)
+      maildir:///absolute/path                 Maildir delivery at that path
+    None or "" means MaildirDelivery(maildir).  User and password are
+    percent-decoded.  A `?timeout=N` query sets the SMTP timeout in seconds.
+    """
+    if not relay_url:
+        return MaildirDelivery(Path(maildir))
+    parts = urlsplit(relay_url.strip())
+    scheme = parts.scheme.lower()
+    if scheme == "maildir":
+        path = unquote(parts.netloc + parts.path)
+        if not path:
+            raise ValueError(f"maildir URL needs a path: {relay_url!r}")
+        return MaildirDelivery(Path(path))
+    if scheme not in _DEFAULT_PORTS:
+        raise ValueError(
+            f"unsupported relay URL scheme {parts.scheme!r}; use smtp://, smtp+starttls://, smtps:// or maildir://"
+        )
+    if not parts.hostname:
+        raise ValueError(f"relay URL has no host: {relay_url!r}")
+    try:
+        port = parts.port or _DEFAULT_PORTS[scheme]
+    except ValueError as exc:
+        raise ValueError(f"bad port in relay URL: {exc}") from None
+    timeout = 30.0
+    for item in filter(None, parts.query.split("&")):
+        name, _, value = item.partition("=")
+        if name == "timeout":
+            timeout = float(value)
+        else:
+            raise ValueError(f"unknown relay URL parameter {name!r}")
+    return SmtpRelay(
+        parts.hostname,
+        port,
+        starttls=scheme == "smtp+starttls",
+        use_tls=scheme == "smtps",
+        username=unquote(parts.username) if parts.username else None,
+        password=unquote(parts.password) if parts.password is not None else None,
+        timeout=timeout,
+    )

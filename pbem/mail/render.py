@@ -1,0 +1,170 @@
+"""Outbound mail: jinja2 templates -> subject, text and HTML -> MIME bytes.
+
+Nothing here reads a clock or the network: the Date header and the
+Message-ID come from the caller, so re-running a transaction yields the same
+bytes.
+"""
+
+from __future__ import annotations
+
+import email.policy
+import email.utils
+import hashlib
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from email.message import EmailMessage
+from pathlib import Path
+
+import jinja2
+
+from pbem.mail.inbound import ORDERS_BEGIN, ORDERS_END
+
+__all__ = [
+    "MAIL_KINDS",
+    "RenderedMail",
+    "Renderer",
+    "build_message",
+    "default_templates_dir",
+    "make_message_id",
+]
+
+MAIL_KINDS = ("ack", "prompt", "report", "start", "notice")
+_KIND_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+def default_templates_dir() -> Path:
+    """The repository's top-level `templates/` (beside the `pbem` package)."""
+    return Path(__file__).resolve().parent.parent.parent / "templates"
+
+
+@dataclass(frozen=True)
+class RenderedMail:
+    subject: str
+    text: str
+    html: str
+
+
+def _autoescape(name: str | None) -> bool:
+    return bool(name) and name.endswith(".html")
+
+
+def _tidy_text(text: str) -> str:
+    # "-- " (with its space) is the standard signature separator: keep it.
+    lines = [line if line == "-- " else line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
+    out: list[str] = []
+    for line in lines:
+        if not line and out and not out[-1]:
+            continue  # at most one blank line in a row
+        out.append(line)
+    while out and not out[0]:
+        out.pop(0)
+    while out and not out[-1]:
+        out.pop()
+    return "\n".join(out) + "\n"
+
+
+class Renderer:
+    """Renders `templates/<kind>.subject.txt`, `<kind>.txt` and `<kind>.html`."""
+
+    def __init__(self, templates_dir: Path | None = None) -> None:
+        self.templates_dir = Path(templates_dir) if templates_dir is not None else default_templates_dir()
+        self.env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(str(self.templates_dir)),
+            autoescape=_autoescape,
+            undefined=jinja2.StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            keep_trailing_newline=False,
+        )
+        self.env.globals.update(orders_begin=ORDERS_BEGIN, orders_end=ORDERS_END)
+
+    def render(self, kind: str, context: Mapping) -> RenderedMail:
+        if not _KIND_RE.match(kind):
+            raise ValueError(f"invalid mail kind {kind!r}")
+        ctx = dict(context)
+        subject = self.env.get_template(f"{kind}.subject.txt").render(ctx)
+        text = self.env.get_template(f"{kind}.txt").render(ctx)
+        html = self.env.get_template(f"{kind}.html").render(ctx)
+        return RenderedMail(
+            subject=" ".join(subject.split()),
+            text=_tidy_text(text),
+            html=html.strip() + "\n",
+        )
+
+
+def make_message_id(seed: str, domain: str) -> str:
+    """A Message-ID (without angle brackets) derived only from `seed`.
+
+    The same seed (e.g. "<game>/<event position>/<recipient>/<kind>") always
+    gives the same id, so a retried transaction cannot mint a second one.
+    """
+    digest = hashlib.sha256(seed.encode("utf-8")).hexdigest()[:40]
+    return f"pbem.{digest}@{domain.lower()}"
+
+
+def _bracket(message_id: str) -> str:
+    mid = message_id.strip().strip("<>").strip()
+    if not mid or any(c.isspace() for c in mid) or "<" in mid or ">" in mid:
+        raise ValueError(f"invalid message id {message_id!r}")
+    return f"<{mid}>"
+
+
+def build_message(
+    *,
+    sender: str,
+    recipient: str,
+    rendered: RenderedMail,
+    message_id: str,
+    date: datetime,
+    reply_to: str | None = None,
+    in_reply_to: str | None = None,
+    references: Sequence[str] = (),
+    extra_headers: Mapping[str, str] | None = None,
+    auto_submitted: str | None = None,
+) -> bytes:
+    """One UTF-8 multipart/alternative (text + HTML) message, CRLF line ends.
+
+    `date` is the Date header (a naive datetime is taken as UTC).
+    `message_id`, `in_reply_to` and `references` may be given with or without
+    angle brackets.  `in_reply_to` is appended to References when missing.
+    Auto-Submitted is `auto_submitted` if given, else "auto-replied" when the
+    mail answers a message (`in_reply_to` set: acknowledgements, notices) and
+    "auto-generated" otherwise (prompts, reports).  `extra_headers` are
+    added last and replace headers of the same name.
+    """
+    if date.tzinfo is None:
+        date = date.replace(tzinfo=timezone.utc)
+    msg = EmailMessage(policy=email.policy.SMTP)
+    msg["From"] = sender
+    msg["To"] = recipient
+    msg["Subject"] = rendered.subject
+    msg["Date"] = email.utils.format_datetime(date)
+    msg["Message-ID"] = _bracket(message_id)
+    if reply_to:
+        msg["Reply-To"] = reply_to
+    refs = [_bracket(r) for r in references]
+    if in_reply_to:
+        parent = _bracket(in_reply_to)
+        msg["In-Reply-To"] = parent
+        if parent not in refs:
+            refs.append(parent)
+    if refs:
+        msg["References"] = " ".join(refs)
+    msg["Auto-Submitted"] = auto_submitted or ("auto-replied" if in_reply_to else "auto-generated")
+    # Ask Exchange & co. not to send out-of-office replies to the server.
+    msg["X-Auto-Response-Suppress"] = "All"
+    msg["MIME-Version"] = "1.0"
+    for name, value in (extra_headers or {}).items():
+        del msg[name]
+        msg[name] = value
+
+    msg.set_content(rendered.text, subtype="plain", charset="utf-8", cte="quoted-printable")
+    if rendered.html:
+        msg.add_alternative(rendered.html, subtype="html", charset="utf-8", cte="quoted-printable")
+        # A deterministic boundary (same mail -> same bytes).  "=_" can never
+        # occur in quoted-printable text, so it cannot collide with the body.
+        seed = hashlib.sha256(msg["Message-ID"].encode("utf-8")).hexdigest()[:24]
+        msg.set_boundary(f"=_pbem_{seed}")
+    return msg.as_bytes(policy=email.policy.SMTP)

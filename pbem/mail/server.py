@@ -1,0 +1,239 @@
+"""Inbound SMTP/LMTP server (aiosmtpd).
+
+The contract with the MTA in front of us (Postfix, or a player's provider):
+
+* `250 OK` is answered only after `accept(raw, mail_from, rcpt_tos)` has
+  returned, i.e. after the raw message is stored durably;
+* if `accept` raises anything, the answer is
+  `451 4.3.0 Temporary failure, please retry` and the sending MTA keeps the
+  message and retries.  A server-side failure never produces a 5xx, which
+  would bounce a player's orders.
+
+Two ways to run it:
+
+* `start()` / `stop()`: in a background thread with its own event loop
+  (aiosmtpd's threaded Controller).  A plain function `accept` runs in a
+  worker thread; a coroutine function runs on the server's loop.
+* `await astart()` / `await astop()`: on the caller's running event loop, so
+  a coroutine `accept` can share that loop's resources.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Literal
+
+from aiosmtpd.controller import Controller
+from aiosmtpd.lmtp import LMTP
+from aiosmtpd.smtp import SMTP, Envelope, Session
+
+__all__ = ["InboundServer", "Accept", "TEMPFAIL", "OK"]
+
+log = logging.getLogger(__name__)
+
+Accept = Callable[[bytes, str, list[str]], "Awaitable[None] | None"]
+
+OK = "250 OK"
+TEMPFAIL = "451 4.3.0 Temporary failure, please retry"
+
+
+def _domain_of(address: str) -> str:
+    address = address.strip().strip("<>")
+    return address.rpartition("@")[2].lower() if "@" in address else ""
+
+
+class _Handler:
+    """aiosmtpd handler: recipient filtering and the store-then-250 rule."""
+
+    def __init__(self, owner: "InboundServer") -> None:
+        self.owner = owner
+
+    async def handle_RCPT(
+        self, server: SMTP, session: Session, envelope: Envelope, address: str, rcpt_options: list[str]
+    ) -> str:
+        domains = self.owner.domains
+        if domains is not None and _domain_of(address) not in domains:
+            return f"550 5.1.2 <{address}>: this server does not accept mail for that domain"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        raw = envelope.original_content
+        if raw is None:
+            content = envelope.content
+            raw = content.encode("utf-8", "surrogateescape") if isinstance(content, str) else (content or b"")
+        recipients = list(envelope.rcpt_tos)
+        mail_from = envelope.mail_from or ""
+        try:
+            await self.owner._call_accept(bytes(raw), mail_from, recipients)
+        except Exception:
+            log.exception("accept failed for a message from %r to %r; answered 451", mail_from, recipients)
+            status = TEMPFAIL
+        else:
+            status = OK
+        if self.owner.protocol == "lmtp":
+            # LMTP: one reply per accepted recipient (RFC 2033 §4.2).
+            return "\r\n".join([status] * max(1, len(recipients)))
+        return status
+
+
+class _Controller(Controller):
+    """Threaded controller that knows LMTP and ephemeral ports."""
+
+    def __init__(self, handler: _Handler, *, protocol: str, hostname: str, port: int, **smtp_kwargs) -> None:
+        super().__init__(handler, hostname=hostname, port=port, **smtp_kwargs)
+        self._protocol = protocol
+
+    def factory(self):
+        cls = LMTP if self._protocol == "lmtp" else SMTP
+        return cls(self.handler, **self.SMTP_kwargs)
+
+    def _trigger_server(self):
+        # With port 0 the kernel chose the port: learn it before connecting.
+        if self.server is not None and self.server.sockets:
+            self.port = self.server.sockets[0].getsockname()[1]
+        super()._trigger_server()
+
+
+class InboundServer:
+    """SMTP or LMTP listener handing each message to `accept`.
+
+    `domains`: if given, RCPT TO is accepted only for those domains (others
+    get 550 5.1.2, which is a statement about the address, not a failure of
+    ours).  `max_bytes` is advertised as SIZE; larger DATA gets aiosmtpd's 552.
+    """
+
+    def __init__(
+        self,
+        accept: Accept,
+        host: str = "127.0.0.1",
+        port: int = 8025,
+        protocol: Literal["smtp", "lmtp"] = "smtp",
+        max_bytes: int = 10_000_000,
+        *,
+        domains: Iterable[str] | None = None,
+        server_hostname: str | None = None,
+    ) -> None:
+        if protocol not in ("smtp", "lmtp"):
+            raise ValueError(f"protocol must be 'smtp' or 'lmtp', not {protocol!r}")
+        self.accept = accept
+        self.host = host
+        self._port = port
+        self.protocol = protocol
+        self.max_bytes = max_bytes
+        self.domains = frozenset(d.lower().lstrip("@") for d in domains) if domains is not None else None
+        self.server_hostname = server_hostname
+        self._handler = _Handler(self)
+        self._controller: _Controller | None = None
+        self._server: asyncio.AbstractServer | None = None
+
+    # -- accept -------------------------------------------------------------
+
+    def _accept_is_async(self) -> bool:
+        target = self.accept
+        if inspect.iscoroutinefunction(target):
+            return True
+        call = getattr(target, "__call__", None)
+        return call is not None and inspect.iscoroutinefunction(call)
+
+    async def _call_accept(self, raw: bytes, mail_from: str, rcpt_tos: list[str]) -> None:
+        if self._accept_is_async():
+            await self.accept(raw, mail_from, rcpt_tos)
+            return
+        loop = asyncio.get_running_loop()
+        result = await loop.run_in_executor(None, functools.partial(self.accept, raw, mail_from, rcpt_tos))
+        if inspect.isawaitable(result):
+            await result
+
+    # -- SMTP parameters ----------------------------------------------------
+
+    def _smtp_kwargs(self) -> dict:
+        kwargs = dict(
+            data_size_limit=self.max_bytes,
+            enable_SMTPUTF8=True,
+            decode_data=False,
+        )
+        if self.server_hostname:
+            kwargs["hostname"] = self.server_hostname
+        return kwargs
+
+    # -- threaded -----------------------------------------------------------
+
+    def start(self) -> None:
+        """Listen in a background thread; returns once the port is bound."""
+        if self._controller is not None or self._server is not None:
+            raise RuntimeError("server already running")
+        kwargs = self._smtp_kwargs()
+        hostname = kwargs.pop("hostname", None)
+        controller = _Controller(
+            self._handler,
+            protocol=self.protocol,
+            hostname=self.host,
+            port=self._port,
+            server_hostname=hostname,
+            **kwargs,
+        )
+        controller.start()
+        self._controller = controller
+
+    def stop(self) -> None:
+        if self._controller is not None:
+            self._controller.stop()
+            self._controller = None
+
+    # -- on the caller's loop -----------------------------------------------
+
+    async def astart(self) -> None:
+        """Listen on the running event loop."""
+        if self._controller is not None or self._server is not None:
+            raise RuntimeError("server already running")
+        loop = asyncio.get_running_loop()
+        cls = LMTP if self.protocol == "lmtp" else SMTP
+        kwargs = self._smtp_kwargs()
+
+        def factory() -> SMTP:
+            return cls(self._handler, loop=loop, **kwargs)
+
+        self._server = await loop.create_server(factory, host=self.host, port=self._port)
+
+    async def astop(self) -> None:
+        if self._server is not None:
+            server, self._server = self._server, None
+            server.close()
+            await server.wait_closed()
+
+    # -- both ---------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self._controller is not None or self._server is not None
+
+    @property
+    def port(self) -> int:
+        """The bound port (the kernel's choice when constructed with port 0)."""
+        if self._server is not None and self._server.sockets:
+            return self._server.sockets[0].getsockname()[1]
+        if self._controller is not None:
+            server = self._controller.server
+            if server is not None and server.sockets:
+                return server.sockets[0].getsockname()[1]
+            return self._controller.port
+        return self._port
+
+    def __enter__(self) -> "InboundServer":
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    async def __aenter__(self) -> "InboundServer":
+        await self.astart()
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.astop()

@@ -1,0 +1,129 @@
+"""Reply addresses that authenticate a player.
+
+Every mail to a player carries a personal Reply-To address
+
+    pbem+<game_id>.<player_id>.<token>@<domain>
+
+where token is the first 16 hex digits of HMAC-SHA256(key, "<game_id>:<player_id>")
+with the game's secret key.  Replying to any prompt therefore "just works"
+and a message sent to that address is known to come from someone who
+received that player's mail.  Tokens are compared case-insensitively (some
+MTAs lower-case local parts) and in constant time.
+
+The unauthenticated game address `pbem+<game_id>@<domain>` is where players
+write when not replying; such mail must authenticate by the player's secret
+or address of record instead.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import hashlib
+import hmac
+import re
+from typing import Callable
+
+__all__ = [
+    "TOKEN_LENGTH",
+    "game_address",
+    "parse_game_address",
+    "parse_reply_address",
+    "reply_address",
+    "reply_token",
+]
+
+TOKEN_LENGTH = 16
+_GAME_ID_RE = re.compile(r"^[a-z0-9-]+$")
+_REPLY_RE = re.compile(r"^(?P<game>[a-z0-9-]+)\.(?P<player>0|[1-9][0-9]{0,17})\.(?P<token>[0-9a-f]+)$")
+
+
+def _check_game_id(game_id: str) -> None:
+    if not isinstance(game_id, str) or not _GAME_ID_RE.match(game_id):
+        raise ValueError(f"game id must match [a-z0-9-]+, got {game_id!r}")
+
+
+def _check_local(local: str) -> None:
+    if not local or not re.match(r"^[A-Za-z0-9._-]+$", local) or "+" in local:
+        raise ValueError(f"invalid local part {local!r}")
+
+
+def reply_token(key: bytes | str, game_id: str, player_id: int) -> str:
+    """The 16 lower-case hex digits that authenticate `player_id` in `game_id`."""
+    _check_game_id(game_id)
+    if isinstance(player_id, bool) or not isinstance(player_id, int) or player_id < 0:
+        raise ValueError(f"player id must be a non-negative int, got {player_id!r}")
+    if isinstance(key, str):
+        key = key.encode("utf-8")
+    if not key:
+        raise ValueError("the game key must not be empty")
+    digest = hmac.new(key, f"{game_id}:{player_id}".encode("utf-8"), hashlib.sha256).hexdigest()
+    return digest[:TOKEN_LENGTH]
+
+
+def reply_address(key: bytes, game_id: str, player_id: int, domain: str, local: str = "pbem") -> str:
+    """`pbem+<game_id>.<player_id>.<token>@domain`."""
+    _check_local(local)
+    token = reply_token(key, game_id, player_id)
+    return f"{local}+{game_id}.{player_id}.{token}@{domain.lower()}"
+
+
+def game_address(game_id: str, domain: str, local: str = "pbem") -> str:
+    """`pbem+<game_id>@domain`: the game's unauthenticated address."""
+    _check_local(local)
+    _check_game_id(game_id)
+    return f"{local}+{game_id}@{domain.lower()}"
+
+
+def _detail(address: str, local: str) -> str | None:
+    """The part after '<local>+' in the address's local part, lower-cased."""
+    if not isinstance(address, str):
+        return None
+    _, addr = email.utils.parseaddr(address.strip())
+    addr = (addr or address).strip().strip("<>").strip().lower()
+    if addr.count("@") != 1:
+        return None
+    local_part, domain = addr.split("@")
+    if not domain:
+        return None
+    prefix = f"{local.lower()}+"
+    if not local_part.startswith(prefix):
+        return None
+    return local_part[len(prefix):]
+
+
+def parse_reply_address(
+    address: str,
+    key_for_game: Callable[[str], bytes | None],
+    local: str = "pbem",
+) -> tuple[str, int] | None:
+    """(game_id, player_id) if `address` is a genuine reply address, else None.
+
+    `key_for_game(game_id)` returns the game's key or None for an unknown game;
+    exceptions it raises (e.g. a database outage) propagate.
+    """
+    detail = _detail(address, local)
+    if detail is None:
+        return None
+    match = _REPLY_RE.match(detail)
+    if match is None:
+        return None
+    game_id = match["game"]
+    player_id = int(match["player"])
+    given = match["token"]
+    if len(given) != TOKEN_LENGTH:
+        return None
+    key = key_for_game(game_id)
+    if not key:
+        return None
+    expected = reply_token(key, game_id, player_id)
+    if not hmac.compare_digest(expected.encode("ascii"), given.encode("ascii")):
+        return None
+    return game_id, player_id
+
+
+def parse_game_address(address: str, local: str = "pbem") -> str | None:
+    """game_id of `pbem+<game_id>@...`, else None (reply addresses included)."""
+    detail = _detail(address, local)
+    if detail is None or not _GAME_ID_RE.match(detail):
+        return None
+    return detail

@@ -1,0 +1,67 @@
+"""Full contexts for every mail kind (shared by the rendering tests)."""
+
+ACK = {
+    "game": "nile-1",
+    "player": "Egypt",
+    "turn": 3,
+    "phase": "Movement",
+    "accepted": ["MOVE 2 FROM Memphis TO Thebes", "BUILD CITY IN Thebes"],
+    "errors": [
+        {"line": 3, "text": "MOVE 1 FROM Memfis TO Giza", "reason": "There is no area called Memfis.",
+         "suggestions": ["Memphis"]},
+        {"line": 5, "text": "BUY Astronmy", "reason": "Cards are bought in the Acquisition phase.",
+         "suggestions": []},
+    ],
+    "on_file": ["MOVE 2 FROM Memphis TO Thebes", "BUILD CITY IN Thebes"],
+    "deadline": "Fri 14 June 18:00 UTC",
+    "chain_head": "3f9a1c2b",
+    "notes": ["1 attachment was ignored; orders are read only from the message text."],
+}
+
+PROMPT = {
+    "game": "nile-1",
+    "player": "Egypt",
+    "turn": 3,
+    "phase": "Movement",
+    "situation": ["Stock: 12 tokens", "Treasury: 4", "Areas: Memphis 3, Thebes 1 + city"],
+    "question": "Which tokens do you move?",
+    "choices": ["Memphis", "Thebes", "Giza", "Sinai"],
+    "template": "MOVE 2 FROM Memphis TO Thebes\nBUILD CITY IN Thebes",
+    "deadline": "Fri 14 June 18:00 UTC",
+    "chain_head": "3f9a1c2b",
+    "help_lines": ["MOVE <n> FROM <area> TO <area>", "PASS"],
+}
+
+REPORT = {
+    "game": "nile-1",
+    "player": "Egypt",
+    "turn": 3,
+    "phase": "Movement",
+    "happened": [
+        {"text": "Babylon moved 3 tokens into Sinai.", "cites": ["§21.2"]},
+        {"text": "Conflict in Sinai: Egypt lost 1 token, Babylon lost 2.", "cites": ["§22.1", "§22.3"]},
+        {"text": "Nothing else moved.", "cites": []},
+    ],
+    "position": ["Stock: 10 tokens", "Treasury: 4"],
+    "chain_head": "77aa0c1d",
+}
+
+START = {
+    "game": "nile-1",
+    "player": "Zoë Ångström",
+    "players": [{"name": "Zoë Ångström", "nation": "Egypt"}, {"name": "Bob", "nation": "Babylon"}],
+    "options": {"small_cities": True, "no_trading": False, "deadline_hours": 48},
+    "seed_commitment": "c0ffee" * 10 + "abcd",
+    "chain_head": "00ab12cd",
+    "reply_address": "pbem+nile-1.1.0123456789abcdef@civ.example.org",
+    "secret": "tulip-quarry-88",
+    "rules_help": ["MOVE <n> FROM <area> TO <area>", "Write HELP for the full list."],
+}
+
+NOTICE = {
+    "game": None,
+    "title": "Your message was not accepted",
+    "lines": ["We do not know the address you wrote from.", "Nothing was changed."],
+}
+
+CONTEXTS = {"ack": ACK, "prompt": PROMPT, "report": REPORT, "start": START, "notice": NOTICE}

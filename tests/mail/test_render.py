@@ -1,0 +1,223 @@
+"""Templates and MIME construction."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import email.utils
+from datetime import datetime, timedelta, timezone
+
+import jinja2
+import pytest
+
+from pbem.mail.inbound import ORDERS_BEGIN, ORDERS_END, parse_message
+from pbem.mail.render import MAIL_KINDS, RenderedMail, Renderer, build_message, make_message_id
+
+from .contexts import ACK, CONTEXTS, NOTICE, PROMPT, REPORT, START
+
+DATE = datetime(2024, 6, 10, 9, 12, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture(scope="module")
+def renderer() -> Renderer:
+    return Renderer()
+
+
+@pytest.mark.parametrize("kind", MAIL_KINDS)
+def test_every_template_renders_with_a_full_context(renderer, kind):
+    mail = renderer.render(kind, CONTEXTS[kind])
+    assert mail.subject and "\n" not in mail.subject
+    assert mail.text.endswith("\n") and not mail.text.startswith("\n")
+    assert "<html" in mail.html
+    assert "\n\n\n" not in mail.text
+    # short lines for phones (only the order-language help or long data may exceed)
+    assert max(len(line) for line in mail.text.splitlines()) <= 100
+
+
+@pytest.mark.parametrize("kind, key", [(k, key) for k in MAIL_KINDS for key in CONTEXTS[k]])
+def test_strict_undefined_catches_every_missing_variable(renderer, kind, key):
+    context = dict(CONTEXTS[kind])
+    del context[key]
+    with pytest.raises(jinja2.UndefinedError):
+        renderer.render(kind, context)
+
+
+def test_subjects(renderer):
+    assert renderer.render("ack", ACK).subject == "[nile-1] Orders received with 2 errors"
+    assert renderer.render("ack", {**ACK, "errors": ACK["errors"][:1]}).subject == (
+        "[nile-1] Orders received with 1 error"
+    )
+    assert renderer.render("ack", {**ACK, "errors": []}).subject == "[nile-1] Orders received"
+    assert renderer.render("prompt", PROMPT).subject == "[nile-1] Turn 3: Movement — your orders"
+    assert renderer.render("prompt", {**PROMPT, "turn": None, "phase": "Choose a nation"}).subject == (
+        "[nile-1] Setup: Choose a nation — your orders"
+    )
+    assert renderer.render("report", REPORT).subject == "[nile-1] Report: Movement"
+    assert renderer.render("start", START).subject == "[nile-1] A new game of Advanced Civilization"
+    assert renderer.render("notice", NOTICE).subject == "[pbem] Your message was not accepted"
+    assert renderer.render("notice", {**NOTICE, "game": "nile-1"}).subject == (
+        "[nile-1] Your message was not accepted"
+    )
+
+
+def test_ack_text_names_each_rejected_line_first(renderer):
+    text = renderer.render("ack", ACK).text
+    lines = text.splitlines()
+    assert lines[0] == "Egypt: 2 lines were NOT accepted. Correct them and send them again."
+    assert "Line 3: MOVE 1 FROM Memfis TO Giza" in lines
+    assert "  There is no area called Memfis." in lines
+    assert "  Did you mean: Memphis?" in lines
+    assert "Deadline: Fri 14 June 18:00 UTC" in lines
+    assert "  BUILD CITY IN Thebes" in lines
+    assert "3f9a1c2b" in text
+    assert "  1 attachment was ignored; orders are read only from the message text." in lines
+    ok = renderer.render("ack", {**ACK, "errors": [], "deadline": None}).text
+    assert ok.splitlines()[0] == "Egypt: your orders are on file."
+    assert "Deadline: none set" in ok
+
+
+def test_prompt_ends_with_the_order_template(renderer):
+    text = renderer.render("prompt", PROMPT).text
+    assert "Reply to this message with the lines you want, one order per line." in text
+    assert text.endswith(f"{ORDERS_BEGIN}\nMOVE 2 FROM Memphis TO Thebes\nBUILD CITY IN Thebes\n{ORDERS_END}\n")
+    assert text.splitlines()[0] == "Egypt: Which tokens do you move?"
+    # a long list of choices is wrapped, not one per line
+    long = renderer.render("prompt", {**PROMPT, "choices": [f"Area{i}" for i in range(60)]}).text
+    assert "Area0, Area1, Area2" in long
+    assert max(len(line) for line in long.splitlines()) <= 70
+
+
+def test_prompt_template_survives_a_reply_that_keeps_the_markers(renderer):
+    text = renderer.render("prompt", PROMPT).text
+    block = text[text.index(ORDERS_BEGIN):]
+    reply = "Hi!\n" + block.replace("BUILD CITY IN Thebes\n", "")
+    raw = (
+        "From: a@example.org\r\nSubject: Re: x\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n"
+        + reply.replace("\n", "\r\n")
+    ).encode("utf-8")
+    assert parse_message(raw).body == "MOVE 2 FROM Memphis TO Thebes"
+
+
+def test_report_cites_rules(renderer):
+    text = renderer.render("report", REPORT).text
+    assert "- Conflict in Sinai: Egypt lost 1 token, Babylon lost 2. [§22.1, §22.3]" in text
+    assert "- Nothing else moved.\n" in text
+    assert "77aa0c1d" in text
+
+
+def test_start_mail_has_the_secret_and_reply_address(renderer):
+    mail = renderer.render("start", START)
+    assert "  SECRET tulip-quarry-88" in mail.text.splitlines()
+    assert START["reply_address"] in mail.text and START["reply_address"] in mail.html
+    assert "  small_cities: yes" in mail.text.splitlines()
+    assert "  no_trading: no" in mail.text.splitlines()
+    assert "  Zoë Ångström - Egypt" in mail.text.splitlines()
+    assert START["seed_commitment"] in mail.text
+
+
+def test_html_is_escaped_and_text_is_not(renderer):
+    mail = renderer.render("notice", {**NOTICE, "lines": ["<b>MOVE</b> & co"]})
+    assert "&lt;b&gt;MOVE&lt;/b&gt; &amp; co" in mail.html
+    assert "<b>MOVE</b> & co" in mail.text
+
+
+def test_renderer_accepts_another_directory(tmp_path):
+    (tmp_path / "hello.subject.txt").write_text("Hi {{ name }}")
+    (tmp_path / "hello.txt").write_text("Hello {{ name }}\n")
+    (tmp_path / "hello.html").write_text("<p>{{ name }}</p>")
+    mail = Renderer(tmp_path).render("hello", {"name": "<Zoë>"})
+    assert mail == RenderedMail(subject="Hi <Zoë>", text="Hello <Zoë>\n", html="<p>&lt;Zoë&gt;</p>\n")
+    with pytest.raises(ValueError):
+        Renderer(tmp_path).render("../hello", {"name": "x"})
+
+
+# --------------------------------------------------------------------------
+# build_message
+
+
+def build(rendered: RenderedMail, **overrides) -> bytes:
+    kwargs = dict(
+        sender="Advanced Civ <pbem@civ.example.org>",
+        recipient="Zoë Ångström <zoe@example.fr>",
+        rendered=rendered,
+        message_id=make_message_id("nile-1/42/zoe@example.fr/ack", "civ.example.org"),
+        date=DATE,
+        reply_to="pbem+nile-1.1.0123456789abcdef@civ.example.org",
+        in_reply_to="CAF=abc@mail.gmail.com",
+        references=["<pbem.1@civ.example.org>"],
+    )
+    kwargs.update(overrides)
+    return build_message(**kwargs)
+
+
+def test_build_message_reparses_to_the_same_text(renderer):
+    rendered = renderer.render("ack", ACK)
+    raw = build(rendered)
+    assert b"\r\n" in raw and b"\n" not in raw.replace(b"\r\n", b"")
+    assert all(len(line) <= 998 for line in raw.split(b"\r\n"))
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    assert msg.get_content_type() == "multipart/alternative"
+    # (the wire format has CRLF line ends; the text is otherwise identical)
+    assert msg.get_body(("plain",)).get_content().replace("\r\n", "\n") == rendered.text
+    assert msg.get_body(("html",)).get_content().replace("\r\n", "\n") == rendered.html
+    assert msg.get_body(("plain",)).get_content_charset() == "utf-8"
+    assert msg["Subject"] == rendered.subject
+    assert msg["From"].addresses[0].addr_spec == "pbem@civ.example.org"
+    assert msg["To"].addresses[0].display_name == "Zoë Ångström"
+    assert email.utils.parsedate_to_datetime(msg["Date"]) == DATE
+    assert msg["Message-ID"] == "<" + make_message_id("nile-1/42/zoe@example.fr/ack", "civ.example.org") + ">"
+    assert msg["In-Reply-To"] == "<CAF=abc@mail.gmail.com>"
+    assert msg["References"] == "<pbem.1@civ.example.org> <CAF=abc@mail.gmail.com>"
+    assert msg["Reply-To"] == "pbem+nile-1.1.0123456789abcdef@civ.example.org"
+    assert msg["Auto-Submitted"] == "auto-replied"
+    assert msg["MIME-Version"] == "1.0"
+    assert len(msg.get_all("MIME-Version")) == 1
+
+
+def test_build_message_is_deterministic(renderer):
+    rendered = renderer.render("prompt", PROMPT)
+    assert build(rendered) == build(rendered)
+    other_date = build(rendered, date=DATE + timedelta(seconds=1))
+    assert other_date != build(rendered)
+
+
+def test_prompts_are_auto_generated_and_headers_can_be_added(renderer):
+    rendered = renderer.render("prompt", PROMPT)
+    raw = build(rendered, in_reply_to=None, references=[], extra_headers={"X-Pbem-Game": "nile-1"})
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    assert msg["Auto-Submitted"] == "auto-generated"
+    assert msg["In-Reply-To"] is None and msg["References"] is None
+    assert msg["X-Pbem-Game"] == "nile-1"
+    raw = build(rendered, auto_submitted="auto-replied", extra_headers={"Auto-Submitted": "no"})
+    assert email.message_from_bytes(raw, policy=email.policy.default).get_all("Auto-Submitted") == ["no"]
+
+
+def test_naive_date_is_utc(renderer):
+    rendered = renderer.render("notice", NOTICE)
+    naive = build(rendered, date=DATE.replace(tzinfo=None))
+    assert naive == build(rendered)
+
+
+def test_build_message_parses_back_through_inbound(renderer):
+    rendered = renderer.render("notice", {**NOTICE, "game": "nile-1"})
+    mail = parse_message(build(rendered))
+    assert mail.subject == "[nile-1] Your message was not accepted"
+    assert mail.from_addr == "pbem@civ.example.org"
+    assert mail.from_name == "Advanced Civ"
+    # the plain part is preferred; the footer after "-- " is a signature
+    assert mail.body == "Your message was not accepted\n\nWe do not know the address you wrote from.\nNothing was changed."
+
+
+def test_header_injection_is_refused(renderer):
+    rendered = renderer.render("notice", NOTICE)
+    with pytest.raises(ValueError):
+        build(rendered, recipient="a@example.org\r\nBcc: everyone@example.org")
+    with pytest.raises(ValueError):
+        build(rendered, message_id="a b@c")
+
+
+def test_make_message_id():
+    a = make_message_id("seed-1", "Civ.Example.org")
+    assert a == make_message_id("seed-1", "civ.example.org")
+    assert a != make_message_id("seed-2", "civ.example.org")
+    assert a.endswith("@civ.example.org") and "<" not in a

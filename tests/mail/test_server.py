@@ -1,0 +1,317 @@
+"""The inbound server with real aiosmtpd listeners and real clients."""
+
+from __future__ import annotations
+
+import asyncio
+import smtplib
+import threading
+import time
+from email.message import EmailMessage
+
+import aiosmtplib
+import pytest
+
+from pbem.mail.inbound import parse_message
+from pbem.mail.server import InboundServer
+
+
+def orders_message(body: str = "MOVE 2 FROM Memphis TO Thebes\n", msgid: str = "<o1@example.org>") -> EmailMessage:
+    msg = EmailMessage()
+    msg["From"] = "Alice <alice@example.org>"
+    msg["To"] = "pbem+nile-1@civ.example.org"
+    msg["Subject"] = "orders"
+    msg["Message-ID"] = msgid
+    msg.set_content(body)
+    return msg
+
+
+class Store:
+    """Stands in for the inbox table: what `accept` has durably stored."""
+
+    def __init__(self, failures: int = 0) -> None:
+        self.rows: list[tuple[bytes, str, list[str]]] = []
+        self.failures = failures
+        self.lock = threading.Lock()
+
+    def accept(self, raw: bytes, mail_from: str, rcpt_tos: list[str]) -> None:
+        with self.lock:
+            if self.failures:
+                self.failures -= 1
+                raise RuntimeError("database is locked")
+            self.rows.append((raw, mail_from, rcpt_tos))
+
+
+@pytest.fixture
+def store():
+    return Store()
+
+
+@pytest.fixture
+def smtp_server(store):
+    server = InboundServer(store.accept, port=0)
+    server.start()
+    yield server
+    server.stop()
+
+
+def test_ephemeral_port_is_reported(smtp_server):
+    assert smtp_server.port != 0
+    assert smtp_server.running
+
+
+def test_250_after_accept_stores_the_message(smtp_server, store):
+    msg = orders_message()
+    with smtplib.SMTP("127.0.0.1", smtp_server.port) as client:
+        refused = client.send_message(msg, from_addr="alice@example.org", to_addrs=["pbem+nile-1@civ.example.org"])
+    assert refused == {}
+    assert len(store.rows) == 1
+    raw, mail_from, rcpt_tos = store.rows[0]
+    assert mail_from == "alice@example.org"
+    assert rcpt_tos == ["pbem+nile-1@civ.example.org"]
+    mail = parse_message(raw)
+    assert mail.message_id == "o1@example.org"
+    assert mail.body == "MOVE 2 FROM Memphis TO Thebes"
+
+
+def test_451_when_accept_raises_and_the_retry_is_stored_once(store):
+    store.failures = 1
+    server = InboundServer(store.accept, port=0)
+    server.start()
+    try:
+        msg = orders_message()
+        with smtplib.SMTP("127.0.0.1", server.port) as client:
+            with pytest.raises(smtplib.SMTPDataError) as info:
+                client.send_message(msg, from_addr="alice@example.org", to_addrs=["pbem+nile-1@civ.example.org"])
+        assert info.value.smtp_code == 451
+        assert info.value.smtp_error == b"4.3.0 Temporary failure, please retry"
+        assert store.rows == []  # nothing stored, and the client knows it must retry
+        # the sending MTA retries later: now it goes through
+        with smtplib.SMTP("127.0.0.1", server.port) as client:
+            assert client.send_message(msg, from_addr="alice@example.org",
+                                       to_addrs=["pbem+nile-1@civ.example.org"]) == {}
+        assert len(store.rows) == 1
+    finally:
+        server.stop()
+
+
+def test_no_250_before_accept_returns():
+    release = threading.Event()
+    events: list[str] = []
+
+    def slow_accept(raw, mail_from, rcpt_tos):
+        events.append("accept-started")
+        assert release.wait(10)
+        events.append("accept-returned")
+
+    server = InboundServer(slow_accept, port=0)
+    server.start()
+    try:
+        def client():
+            with smtplib.SMTP("127.0.0.1", server.port, timeout=20) as smtp:
+                smtp.send_message(orders_message(), from_addr="a@example.org", to_addrs=["p@x.org"])
+            events.append("client-got-250")
+
+        thread = threading.Thread(target=client)
+        thread.start()
+        deadline = time.monotonic() + 10
+        while "accept-started" not in events and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.3)
+        assert events == ["accept-started"]  # the client is still waiting for its answer
+        release.set()
+        thread.join(10)
+        assert events == ["accept-started", "accept-returned", "client-got-250"]
+    finally:
+        release.set()
+        server.stop()
+
+
+def test_async_accept_with_aiosmtplib_client():
+    received = []
+
+    async def accept(raw, mail_from, rcpt_tos):
+        await asyncio.sleep(0)
+        received.append(raw)
+
+    server = InboundServer(accept, port=0)
+    server.start()
+    try:
+        async def send():
+            return await aiosmtplib.send(orders_message(), hostname="127.0.0.1", port=server.port)
+
+        errors, response = asyncio.run(send())
+        assert errors == {}
+        assert response.startswith("OK")
+        assert parse_message(received[0]).message_id == "o1@example.org"
+    finally:
+        server.stop()
+
+
+def test_async_accept_failure_gives_451():
+    async def accept(raw, mail_from, rcpt_tos):
+        raise OSError("disk full")
+
+    server = InboundServer(accept, port=0)
+    server.start()
+    try:
+        async def send():
+            await aiosmtplib.send(orders_message(), hostname="127.0.0.1", port=server.port)
+
+        with pytest.raises(aiosmtplib.SMTPDataError) as info:
+            asyncio.run(send())
+        assert info.value.code == 451
+    finally:
+        server.stop()
+
+
+def test_domains_filter_recipients(store):
+    server = InboundServer(store.accept, port=0, domains=["Civ.Example.org"])
+    server.start()
+    try:
+        with smtplib.SMTP("127.0.0.1", server.port) as client:
+            with pytest.raises(smtplib.SMTPRecipientsRefused) as info:
+                client.send_message(orders_message(), from_addr="a@example.org", to_addrs=["someone@elsewhere.net"])
+            assert info.value.recipients["someone@elsewhere.net"][0] == 550
+            refused = client.send_message(
+                orders_message(), from_addr="a@example.org",
+                to_addrs=["pbem+nile-1@civ.example.org", "x@elsewhere.net"],
+            )
+        assert list(refused) == ["x@elsewhere.net"]
+        assert store.rows[0][2] == ["pbem+nile-1@civ.example.org"]
+    finally:
+        server.stop()
+
+
+def test_oversized_data_is_refused_by_size(store):
+    server = InboundServer(store.accept, port=0, max_bytes=10_000)
+    server.start()
+    try:
+        with smtplib.SMTP("127.0.0.1", server.port) as client:
+            with pytest.raises(smtplib.SMTPException):
+                client.send_message(orders_message("X" * 20_000), from_addr="a@example.org", to_addrs=["p@x.org"])
+        assert store.rows == []
+    finally:
+        server.stop()
+
+
+def test_eight_bit_message_is_stored_byte_for_byte(smtp_server, store):
+    raw = (
+        b"From: Zo\xc3\xab <zoe@example.fr>\r\n"
+        b"To: pbem+nile-1@civ.example.org\r\n"
+        b"Subject: ordres\r\n"
+        b"Content-Type: text/plain; charset=utf-8\r\n"
+        b"Content-Transfer-Encoding: 8bit\r\n"
+        b"\r\n"
+        b"MOVE 1 FROM Cr\xc3\xa8te TO Cyprus\r\n"
+        b".leading dot line\r\n"
+    )
+    with smtplib.SMTP("127.0.0.1", smtp_server.port) as client:
+        client.sendmail("zoe@example.fr", ["pbem+nile-1@civ.example.org"], raw)
+    assert store.rows[0][0] == raw
+    assert parse_message(store.rows[0][0]).body == "MOVE 1 FROM Crète TO Cyprus\n.leading dot line"
+
+
+# --------------------------------------------------------------------------
+# LMTP
+
+
+def lmtp_exchange(port: int, recipients: list[str], raw: bytes) -> list[tuple[int, bytes]]:
+    """Speak LMTP by hand after DATA: smtplib reads only one of the per-recipient replies."""
+    client = smtplib.LMTP("127.0.0.1", port)
+    try:
+        code, _ = client.ehlo()  # smtplib.LMTP sends LHLO
+        assert code == 250
+        assert client.mail("alice@example.org")[0] == 250
+        for rcpt in recipients:
+            assert client.rcpt(rcpt)[0] == 250
+        replies = [client.data(raw)]
+        for _ in recipients[1:]:
+            replies.append(client.getreply())
+        client.quit()
+        return replies
+    finally:
+        client.close()
+
+
+def test_lmtp_answers_per_recipient(store):
+    server = InboundServer(store.accept, port=0, protocol="lmtp")
+    server.start()
+    try:
+        recipients = ["pbem+nile-1@civ.example.org", "pbem+tigris-2@civ.example.org"]
+        replies = lmtp_exchange(server.port, recipients, orders_message().as_bytes())
+        assert [code for code, _ in replies] == [250, 250]
+        assert len(store.rows) == 1
+        assert store.rows[0][2] == recipients
+    finally:
+        server.stop()
+
+
+def test_lmtp_451_for_each_recipient_when_accept_fails():
+    store = Store(failures=1)
+    server = InboundServer(store.accept, port=0, protocol="lmtp")
+    server.start()
+    try:
+        replies = lmtp_exchange(server.port, ["a@x.org", "b@x.org"], orders_message().as_bytes())
+        assert replies == [(451, b"4.3.0 Temporary failure, please retry")] * 2
+        assert store.rows == []
+    finally:
+        server.stop()
+
+
+def test_lmtp_with_smtplib_sendmail_single_recipient(store):
+    server = InboundServer(store.accept, port=0, protocol="lmtp")
+    server.start()
+    try:
+        with smtplib.LMTP("127.0.0.1", server.port) as client:
+            assert client.send_message(orders_message(), from_addr="a@example.org", to_addrs=["p@x.org"]) == {}
+        assert len(store.rows) == 1
+    finally:
+        server.stop()
+
+
+def test_lmtp_refuses_helo_and_ehlo(store):
+    server = InboundServer(store.accept, port=0, protocol="lmtp")
+    server.start()
+    try:
+        client = smtplib.SMTP("127.0.0.1", server.port)
+        try:
+            assert client.ehlo()[0] == 500
+        finally:
+            client.close()
+    finally:
+        server.stop()
+
+
+# --------------------------------------------------------------------------
+# on the caller's event loop
+
+
+def test_astart_runs_on_the_callers_loop():
+    async def main():
+        loop = asyncio.get_running_loop()
+        seen_loops = []
+
+        async def accept(raw, mail_from, rcpt_tos):
+            seen_loops.append(asyncio.get_running_loop())
+
+        async with InboundServer(accept, port=0, protocol="smtp") as server:
+            assert server.port != 0
+            await aiosmtplib.send(orders_message(), hostname="127.0.0.1", port=server.port)
+        assert seen_loops == [loop]
+
+        failing = InboundServer(lambda raw, f, r: 1 / 0, port=0, protocol="lmtp")
+        await failing.astart()
+        try:
+            port = failing.port
+            replies = await asyncio.to_thread(lmtp_exchange, port, ["a@x.org"], orders_message().as_bytes())
+            assert replies[0][0] == 451
+        finally:
+            await failing.astop()
+        assert not failing.running
+
+    asyncio.run(main())
+
+
+def test_bad_protocol_is_refused():
+    with pytest.raises(ValueError):
+        InboundServer(lambda *a: None, protocol="pop3")  # type: ignore[arg-type]
