@@ -1,0 +1,1 @@
+"""Auditing a game: its history per viewer, and re-deriving every ruling."""

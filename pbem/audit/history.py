@@ -1,0 +1,40 @@
+"""A game's history as a viewer may read it (`pbem log`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pbem.rules import engine as rules
+from pbem.rules.events import Event
+from pbem.rules.narrate import describe_event
+from pbem.rules.view import check_viewer
+from pbem.store.events import RecordedEvent
+
+
+def history(game_id: str, recorded: list[RecordedEvent], viewer: str) -> list[dict[str, Any]]:
+    """One entry per event the viewer may know of: version, what happened, the clauses cited."""
+    state = rules.new_game(game_id)
+    entries: list[dict[str, Any]] = []
+    checked = False
+    for rec in recorded:
+        event = Event.from_payload(rec.type, rec.payload)
+        if not checked and state.players:
+            viewer = check_viewer(state, viewer)
+            checked = True
+        text = describe_event(state, event, viewer if checked else "observer")
+        state = rules.apply(state, event)
+        if text is None:
+            continue
+        entry: dict[str, Any] = {
+            "version": rec.version,
+            "type": rec.type,
+            "text": text,
+            "cites": list(event.cites),
+            "recorded_at": rec.metadata.get("recorded_at"),
+            "hash": rec.hash,
+        }
+        if viewer in ("moderator", "auditor"):
+            entry["actor"] = rec.metadata.get("actor")
+            entry["source"] = rec.metadata.get("source")
+        entries.append(entry)
+    return entries

@@ -1,0 +1,71 @@
+"""Re-running the engine over a game's recorded inputs (`pbem verify`).
+
+The log pins what was ruled. Re-deriving feeds each recorded input (order,
+clock tick, moderator action) back into `decide` with the game's seed and
+checks that the engine produces exactly the outcomes recorded after it. A
+difference means the log was altered or the engine's rulings changed since.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pbem.rules import engine as rules
+from pbem.rules.draws import Draws
+from pbem.rules.events import Event, is_input
+from pbem.rules.rejection import Rejection
+
+
+@dataclass(frozen=True)
+class Rederivation:
+    ok: bool
+    batches: int
+    events: int
+    first_difference: int | None = None
+    reason: str | None = None
+
+
+def _differs(expected: Sequence[Event], recorded: Sequence[Event], start_version: int) -> tuple[int, str] | None:
+    for offset, want in enumerate(expected):
+        version = start_version + offset
+        if offset >= len(recorded):
+            return version, f"the engine derives {want.type} at version {version}, but the log ends"
+        got = recorded[offset]
+        if (got.type, got.payload()) != (want.type, want.payload()):
+            return version, f"version {version}: log has {got.type} {got.payload()}, engine derives {want.type} {want.payload()}"
+    return None
+
+
+def rederive(game_id: str, events: Sequence[Event], secret_seed: str) -> Rederivation:
+    if not events:
+        return Rederivation(True, 0, 0)
+    draws = Draws(secret_seed)
+    first = events[0]
+    if first.type != "GameCreated":
+        return Rederivation(False, 0, 0, 1, "the log does not start with GameCreated")
+    data = first.data
+    players = [(p["id"], p["name"], p["nation"]) for p in data["players"]]
+    try:
+        expected = rules.create(game_id, players, data["options"], data["seed_commitment"], draws)
+    except Rejection as exc:
+        return Rederivation(False, 0, 0, 1, f"game creation is refused by the engine now: {exc}")
+    batches = 0
+    index = 0
+    state = rules.new_game(game_id)
+    while True:
+        problem = _differs(expected, events[index:], index + 1)
+        if problem:
+            return Rederivation(False, batches, index, *problem)
+        state = rules.fold(state, events[index : index + len(expected)])
+        index += len(expected)
+        batches += 1
+        if index >= len(events):
+            return Rederivation(True, batches, index)
+        event = events[index]
+        if not is_input(event):
+            return Rederivation(False, batches, index, index + 1, f"version {index + 1}: {event.type} follows no input")
+        try:
+            expected = rules.decide(state, rules.command_for(event), draws)
+        except Rejection as exc:
+            return Rederivation(False, batches, index, index + 1, f"version {index + 1}: the engine now refuses {event.type}: {exc}")

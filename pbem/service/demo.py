@@ -1,0 +1,133 @@
+"""`pbem demo`: a whole setup played by mail, through real SMTP on loopback.
+
+The demo starts the same PostOffice `pbem serve` runs (inbound SMTP on an
+ephemeral loopback port, outbox delivered into a local Maildir per player),
+creates a game, and then acts as each player's mail client: it reads the
+newest prompt in the player's Maildir and replies to it the way a person
+would, writing the suggested orders above the quoted prompt, sent with
+smtplib to the server. It stops when setup is complete.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email
+import mailbox
+import shutil
+import smtplib
+from collections.abc import Callable
+from dataclasses import replace
+from email.message import EmailMessage
+from email.policy import default as default_policy
+from email.utils import formatdate, make_msgid
+from pathlib import Path
+
+from pbem.mail.inbound import ORDERS_BEGIN, ORDERS_END
+from pbem.mail.outbound import MaildirDelivery
+from pbem.store.database import ensure_schema, make_engine
+from pbem.store.unit_of_work import UnitOfWork
+
+from .games import NewPlayer, create_game
+from .projector import load_state
+from .server import PostOffice, utc_now
+from .settings import Settings
+
+NAMES = ("Alice", "Bruno", "Chen", "Dana", "Emeka", "Farah", "Goran", "Hana")
+
+
+def _text_of(message: EmailMessage) -> str:
+    part = message.get_body(preferencelist=("plain",))
+    return part.get_content() if part is not None else ""
+
+
+def suggested_orders(prompt_text: str) -> str:
+    """The ready-to-edit block at the end of a prompt, as a player would send it unchanged."""
+    lines = prompt_text.splitlines()
+    begin = next(i for i, line in enumerate(lines) if line.strip() == ORDERS_BEGIN)
+    end = next(i for i, line in enumerate(lines) if line.strip() == ORDERS_END and i > begin)
+    return "\n".join(lines[begin + 1 : end]).strip()
+
+
+def reply_to_prompt(prompt: EmailMessage, sender: str, orders: str) -> EmailMessage:
+    """A reply as a mail client writes it: orders on top, the prompt quoted below."""
+    reply = EmailMessage(policy=default_policy)
+    reply["From"] = sender
+    reply["To"] = prompt["Reply-To"] or prompt["From"]
+    reply["Subject"] = "Re: " + str(prompt["Subject"])
+    reply["In-Reply-To"] = prompt["Message-ID"]
+    reply["References"] = prompt["Message-ID"]
+    reply["Message-ID"] = make_msgid(domain=sender.split("@", 1)[1])
+    reply["Date"] = formatdate(localtime=False)
+    quoted = "\n".join("> " + line for line in _text_of(prompt).splitlines())
+    reply.set_content(f"{orders}\n\nOn {prompt['Date']}, {prompt['From']} wrote:\n{quoted}\n")
+    return reply
+
+
+def _inbox(maildir: Path, address: str) -> mailbox.Maildir:
+    return mailbox.Maildir(MaildirDelivery(maildir).folder(address), factory=None, create=True)
+
+
+def _unanswered_prompts(box: mailbox.Maildir, answered: set[str]) -> list[EmailMessage]:
+    found = []
+    for key in sorted(box.keys()):
+        parsed = email.message_from_bytes(box.get_bytes(key), policy=default_policy)
+        if "your orders" in str(parsed["Subject"]) and parsed["Message-ID"] not in answered:
+            found.append(parsed)
+    return found
+
+
+async def run_demo(out: Path, players: int = 3, echo: Callable[[str], None] = print) -> int:
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    settings = replace(
+        Settings.from_env(),
+        db_url=f"sqlite:///{out / 'pbem.sqlite'}",
+        maildir=out / "mail",
+        listen_port=0,
+        relay_url=None,
+    )
+    db = make_engine(settings.db_url)
+    ensure_schema(db)
+    office = PostOffice(db, settings, outbox_every=0.2)
+    await office.start()
+    echo(f"pbem demo: SMTP server listening on {settings.listen_host}:{office.port}")
+    people = [NewPlayer(name, f"{name.lower()}@players.example") for name in NAMES[:players]]
+    try:
+        state = await asyncio.to_thread(
+            create_game, db, settings, "demo", people, options={}, seed="demo-seed", now=utc_now()
+        )
+        echo(f"created game demo for {', '.join(p.name for p in people)}; place cards: "
+             + ", ".join(state.player(pid).name for pid in state.place_order))
+        await office.idle()
+        answered: set[str] = set()
+        for _round in range(4 * players):
+            replies = 0
+            for person in people:
+                for prompt in _unanswered_prompts(_inbox(settings.maildir, person.email), answered):
+                    answered.add(prompt["Message-ID"])
+                    orders = suggested_orders(_text_of(prompt))
+                    reply = reply_to_prompt(prompt, person.email, orders)
+                    with smtplib.SMTP(settings.listen_host, office.port) as smtp:
+                        smtp.send_message(reply)
+                    echo(f"  {person.name} replied: {orders.replace(chr(10), ' / ')}")
+                    replies += 1
+            await office.idle()
+            if not replies:
+                break
+        with UnitOfWork(db) as uow:
+            state = load_state(uow, "demo")
+        echo(f"game demo is at version {state.version}, turn {state.turn}, phase {state.phase}")
+        for player in state.players:
+            where = [a for a, area in state.areas.items() if player.nation in area.tokens]
+            echo(f"  {player.name} plays {player.nation}, first token in {', '.join(where)}")
+        echo("Each player's mail (Maildir folders; open with mutt -f or any Maildir reader):")
+        for person in people:
+            box = _inbox(settings.maildir, person.email)
+            echo(f"  {MaildirDelivery(settings.maildir).folder(person.email)}  ({len(box)} messages)")
+            for key in sorted(box.keys()):
+                parsed = email.message_from_bytes(box.get_bytes(key), policy=default_policy)
+                echo(f"      {parsed['Subject']}")
+        return 0 if state.phase != "setup" else 1
+    finally:
+        await office.stop()

@@ -1,0 +1,387 @@
+"""The use cases of a game: create it, take orders, pass deadlines.
+
+Each use case runs in one unit of work: the events, the outbox letters and
+(for mail) the inbox row change together or not at all. A stale writer
+(another process appended first) is retried from a fresh state.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets as secrets_module
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import TypeVar
+
+from sqlalchemy import Engine
+
+from pbem.mail.render import Renderer
+from pbem.orders import Actor, parse_orders
+from pbem.rules import engine as rules
+from pbem.rules.commands import Command, PassDeadline, SetDeadline
+from pbem.rules.draws import Draws, commitment
+from pbem.rules.events import Event
+from pbem.rules.options import OptionError, validate_options
+from pbem.rules.rejection import Rejection
+from pbem.rules.state import GameState, Player
+from pbem.store.events import ConcurrencyError, NewEvent
+from pbem.store.unit_of_work import UnitOfWork
+
+from .letters import Letters
+from .projector import load_state, maybe_snapshot, to_event
+from .settings import Settings
+
+GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+#: Options the service itself reads; every other option belongs to the rules.
+SERVICE_OPTIONS = {"deadline-hours"}
+DEADLINE_FORMAT = "%Y-%m-%d %H:%M UTC"
+
+T = TypeVar("T")
+
+
+class GameError(ValueError):
+    """A request the service refuses, with a message for the person who made it."""
+
+
+def retrying(db: Engine, work: Callable[[UnitOfWork], T], attempts: int = 5) -> T:
+    """Run ``work`` in a unit of work, again from scratch if another writer won the race."""
+    for attempt in range(attempts):
+        try:
+            with UnitOfWork(db) as uow:
+                return work(uow)
+        except ConcurrencyError:
+            if attempt == attempts - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+@dataclass
+class Batch:
+    """The state of one game inside a unit of work, and what was recorded in it."""
+
+    uow: UnitOfWork
+    state: GameState
+    draws: Draws
+    now: datetime
+    chain_head: str = ""
+    events: list[Event] = field(default_factory=list)
+
+    def record(self, events: Sequence[Event], *, actor: str, source: str, dedupe: str | None = None) -> None:
+        meta = {
+            "actor": actor,
+            "source": source,
+            "engine_version": rules.ENGINE_VERSION,
+            "recorded_at": self.now.isoformat(),
+        }
+        new = [
+            NewEvent(e.type, e.payload(), meta, dedupe_key=dedupe if i == 0 else None) for i, e in enumerate(events)
+        ]
+        recorded = self.uow.events.append(self.state.game_id, self.state.version, new)
+        before = self.state
+        self.state = rules.fold(self.state, events)
+        self.events.extend(events)
+        self.chain_head = recorded[-1].hash
+        maybe_snapshot(self.uow, self.state, before.version, self.now)
+
+    def decide(self, command: Command, *, actor: str, source: str, dedupe: str | None = None) -> list[Event]:
+        events = rules.decide(self.state, command, self.draws)
+        self.record(events, actor=actor, source=source, dedupe=dedupe)
+        return events
+
+
+def _open(uow: UnitOfWork, game_id: str, now: datetime) -> tuple[Batch, object]:
+    uow.lock_game(game_id)
+    game = uow.games.get(game_id)
+    if game is None:
+        raise GameError(f"there is no game called {game_id!r}")
+    state = load_state(uow, game_id)
+    _, head = uow.events.head(game_id)
+    return Batch(uow, state, Draws(game.secret_seed), now, chain_head=head), game
+
+
+def _letters(uow: UnitOfWork, settings: Settings, game, now: datetime) -> Letters:
+    return Letters(uow, settings, Renderer(), bytes.fromhex(game.reply_secret), now)
+
+
+def _deadline_hours(game, settings: Settings) -> int:
+    return int((game.options or {}).get("deadline-hours", settings.deadline_hours))
+
+
+def _set_deadline(batch: Batch, game, settings: Settings, before: GameState) -> None:
+    """A step that is new (or has no deadline yet) gets a fresh deadline, recorded as a clock event."""
+    prompts_before = {(w, p.step, p.player_id) for w, p in rules.pending(before).items()}
+    now_pending = rules.pending(batch.state)
+    changed = {(w, p.step, p.player_id) for w, p in now_pending.items()} != prompts_before
+    if now_pending and (changed or batch.state.deadline is None):
+        due = (batch.now + timedelta(hours=_deadline_hours(game, settings))).strftime(DEADLINE_FORMAT)
+        batch.decide(SetDeadline(due), actor="clock", source="scheduler")
+
+
+def _announce(batch: Batch, letters: Letters, before: GameState) -> None:
+    """Mail the phase report (when a phase ended) and every new prompt."""
+    if before.phase != batch.state.phase:
+        start = before.phase_began - 1
+        phase_events = [to_event(r) for r in batch.uow.events.read(batch.state.game_id, after=start)]
+        letters.reports(load_state(batch.uow, batch.state.game_id, upto=start), phase_events, batch.state, batch.chain_head)
+    letters.new_prompts(rules.pending(before), batch.state, batch.chain_head)
+
+
+def _after_orders(batch: Batch, letters: Letters, game, settings: Settings, before: GameState) -> None:
+    _set_deadline(batch, game, settings, before)
+    _announce(batch, letters, before)
+
+
+# -- creating a game ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NewPlayer:
+    name: str
+    email: str
+    nation: str | None = None
+
+
+def parse_player(spec: str) -> NewPlayer:
+    """NAME:EMAIL[:NATION], as on the command line."""
+    parts = [p.strip() for p in spec.split(":")]
+    if len(parts) not in (2, 3) or not parts[0] or "@" not in parts[1]:
+        raise GameError(f"a player is NAME:EMAIL or NAME:EMAIL:NATION, not {spec!r}")
+    return NewPlayer(parts[0], parts[1], parts[2] if len(parts) == 3 and parts[2] else None)
+
+
+def create_game(
+    db: Engine,
+    settings: Settings,
+    game_id: str,
+    players: Sequence[NewPlayer],
+    *,
+    options: dict[str, str] | None = None,
+    seed: str | None = None,
+    moderator_email: str | None = None,
+    now: datetime,
+) -> GameState:
+    game_id = game_id.strip().lower()
+    if not GAME_ID.match(game_id):
+        raise GameError("a game name is 1-40 lower-case letters, digits and dashes, starting with a letter or digit")
+    options = dict(options or {})
+    service = {k: options.pop(k) for k in list(options) if k in SERVICE_OPTIONS}
+    if "deadline-hours" in service and not (service["deadline-hours"].isdigit() and int(service["deadline-hours"]) > 0):
+        raise GameError("deadline-hours takes a whole number of hours")
+    try:
+        rules_options = validate_options(options)
+    except OptionError as exc:
+        raise GameError(str(exc)) from None
+    secret_seed = seed if seed else secrets_module.token_hex(32)
+
+    def work(uow: UnitOfWork) -> GameState:
+        if uow.games.get(game_id) is not None:
+            raise GameError(f"a game called {game_id!r} already exists")
+        game = uow.games.create(
+            game_id,
+            ruleset="advciv-1991",
+            moderator_email=moderator_email or settings.sender,
+            now=now,
+            options={**rules_options, **service},
+            secret_seed=secret_seed,
+        )
+        player_secrets: dict[int, str] = {}
+        listed = []
+        for p in players:
+            secret = secrets_module.token_urlsafe(6)
+            pid = uow.players.add(game_id, p.name, p.email, None, secret)
+            player_secrets[pid] = secret
+            listed.append((pid, p.name, p.nation))
+        draws = Draws(secret_seed)
+        try:
+            events = rules.create(game_id, listed, rules_options, commitment(secret_seed), draws)
+        except Rejection as exc:
+            raise GameError(str(exc)) from None
+        batch = Batch(uow, rules.new_game(game_id), draws, now)
+        before = batch.state
+        batch.record(events, actor="moderator", source="cli")
+        for player in batch.state.players:
+            if player.nation:
+                uow.players.set_nation(player.id, player.nation)
+        letters = _letters(uow, settings, game, now)
+        letters.start(batch.state, batch.chain_head, player_secrets)
+        _after_orders(batch, letters, game, settings, before)
+        return batch.state
+
+    return retrying(db, work)
+
+
+# -- orders --------------------------------------------------------------------
+
+
+@dataclass
+class Receipt:
+    """What the server understood of one message, as the acknowledgement tells it."""
+
+    game: str
+    player: str
+    accepted: list[str] = field(default_factory=list)
+    errors: list[dict] = field(default_factory=list)
+    on_file: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    help: list[str] = field(default_factory=list)
+    deadline: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def text(self) -> str:
+        lines = [f"Game {self.game}: orders from {self.player}"]
+        lines += [f"  accepted: {a}" for a in self.accepted]
+        for e in self.errors:
+            hint = f" (did you mean: {', '.join(e['suggestions'])}?)" if e["suggestions"] else ""
+            lines.append(f"  line {e['line']} rejected: {e['text']!r}: {e['reason']}{hint}")
+        lines += [f"  on file: {o}" for o in self.on_file]
+        lines += [f"  note: {n}" for n in self.notes]
+        lines += self.help
+        if self.deadline:
+            lines.append(f"  next deadline: {self.deadline}")
+        if not self.accepted and not self.errors and not self.help:
+            lines.append("  no orders found in the message")
+        return "\n".join(lines)
+
+
+def _on_file(state: GameState, player: Player | None) -> list[str]:
+    if player is None:
+        return [f"{who}: {p.question}" for who, p in rules.pending(state).items()]
+    out = []
+    if player.nation:
+        out.append(f"You play {player.nation}.")
+        where = [f"{a} ({area.tokens[player.nation]})" for a, area in state.areas.items() if player.nation in area.tokens]
+        if where:
+            out.append("Your tokens stand in " + ", ".join(where) + ".")
+    mine = [p for p in rules.pending(state).values() if p.player_id == player.id]
+    out.append(("Still needed from you: " + mine[0].question) if mine else "Nothing more is needed from you now.")
+    return out
+
+
+def take_orders(
+    uow: UnitOfWork,
+    settings: Settings,
+    game_id: str,
+    actor: Actor,
+    text: str,
+    *,
+    now: datetime,
+    source: str,
+    message_id: str | None = None,
+    recipient: str | None = None,
+    notes: Sequence[str] = (),
+) -> Receipt:
+    """Parse and decide every order of one message; record, acknowledge and prompt."""
+    batch, game = _open(uow, game_id, now)
+    before = batch.state
+    player = batch.state.player(actor.player_id) if actor.player_id is not None else None
+    label = (f"{player.name} ({player.nation})" if player.nation else player.name) if player else "moderator"
+    receipt = Receipt(game_id, label, notes=list(notes))
+    orders = parse_orders(text, batch.state, actor)
+    who = f"player:{actor.player_id}" if actor.player_id is not None else "moderator"
+    for number, line in enumerate(orders.lines):
+        if line.help:
+            receipt.help.append(line.help)
+            continue
+        if line.error:
+            receipt.errors.append(
+                {"line": line.number, "text": line.text, "reason": line.error, "suggestions": list(line.suggestions)}
+            )
+            continue
+        assert line.command is not None
+        try:
+            dedupe = f"{message_id}#{number}" if message_id else None
+            batch.decide(line.command, actor=who, source=source, dedupe=dedupe)
+            receipt.accepted.append(line.canonical + (f"  ({'; '.join(line.notes)})" if line.notes else ""))
+        except Rejection as exc:
+            receipt.errors.append(
+                {"line": line.number, "text": line.text, "reason": str(exc), "suggestions": list(exc.suggestions)}
+            )
+    letters = _letters(uow, settings, game, now)
+    if batch.events:
+        _set_deadline(batch, game, settings, before)
+    receipt.on_file = _on_file(batch.state, batch.state.player(player.id) if player else None)
+    receipt.deadline = batch.state.deadline
+    address = recipient or (uow.players.by_id(player.id).email if player else game.moderator_email)
+    letters.acknowledge(
+        batch.state,
+        player,
+        address,
+        accepted=receipt.accepted,
+        errors=receipt.errors,
+        on_file=receipt.on_file,
+        notes=receipt.notes + receipt.help,
+        chain_head=batch.chain_head,
+        in_reply_to=message_id,
+    )
+    if batch.events:
+        _announce(batch, letters, before)
+    return receipt
+
+
+def resolve_actor(uow: UnitOfWork, game_id: str, who: str) -> Actor:
+    """`--as NATION|PLAYER|moderator` from the command line."""
+    if who.strip().lower() == "moderator":
+        return Actor(moderator=True)
+    for row in uow.players.list(game_id):
+        if who.strip().lower() in {row.name.lower(), (row.nation or "").lower()}:
+            return Actor(player_id=row.id)
+    state = load_state(uow, game_id)
+    for player in state.players:
+        if player.nation and player.nation.lower() == who.strip().lower():
+            return Actor(player_id=player.id)
+    raise GameError(f"no player or nation {who!r} in game {game_id}")
+
+
+def submit(db: Engine, settings: Settings, game_id: str, who: str, text: str, *, now: datetime) -> Receipt:
+    """Orders typed at the command line, handled exactly as an authenticated email."""
+
+    def work(uow: UnitOfWork) -> Receipt:
+        if uow.games.get(game_id) is None:
+            raise GameError(f"there is no game called {game_id!r}")
+        actor = resolve_actor(uow, game_id, who)
+        receipt = take_orders(uow, settings, game_id, actor, text, now=now, source="cli")
+        _sync_nations(uow, game_id)
+        return receipt
+
+    return retrying(db, work)
+
+
+def _sync_nations(uow: UnitOfWork, game_id: str) -> None:
+    """Keep the players table's nation column in step with the log (for lookups by nation)."""
+    state = load_state(uow, game_id)
+    for player in state.players:
+        row = uow.players.by_id(player.id)
+        if row is not None and row.nation != player.nation:
+            uow.players.set_nation(player.id, player.nation)
+
+
+# -- deadlines -------------------------------------------------------------------
+
+
+def pass_deadlines(db: Engine, settings: Settings, *, now: datetime, force_game: str | None = None) -> list[str]:
+    """Apply defaults wherever a deadline has passed; returns the games that moved."""
+    stamp = now.strftime(DEADLINE_FORMAT)
+    with UnitOfWork(db) as uow:
+        candidates = [g.game_id for g in uow.games.list()] if force_game is None else [force_game]
+    moved = []
+    for game_id in candidates:
+
+        def work(uow: UnitOfWork, game_id: str = game_id) -> bool:
+            batch, game = _open(uow, game_id, now)
+            state = batch.state
+            if not rules.pending(state):
+                return False
+            if force_game is None and (state.deadline is None or state.deadline > stamp):
+                return False
+            batch.decide(PassDeadline("moderator" if force_game else "clock"), actor="clock", source="scheduler")
+            _after_orders(batch, _letters(uow, settings, game, now), game, settings, state)
+            _sync_nations(uow, game_id)
+            return True
+
+        if retrying(db, work):
+            moved.append(game_id)
+    return moved

@@ -1,0 +1,198 @@
+"""From a stored email to recorded orders, or to a clear refusal.
+
+The raw message is stored first (`accept`), in its own transaction, before the
+SMTP/LMTP server answers 250; processing happens after, so a crash in
+between loses nothing: `process_backlog` picks up whatever was stored and not
+yet handled. Authentication is layered: a reply address carrying the
+player's HMAC token (with the From matching the address of record), or the
+player's SECRET written in the body. Anything else changes nothing and is
+answered only to an address of record, never to the claimed sender.
+"""
+
+from __future__ import annotations
+
+import email.parser
+import email.policy
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import Engine
+
+from pbem.mail.inbound import InboundMail, MailRejected, parse_message
+from pbem.mail.render import Renderer
+from pbem.mail.tokens import parse_game_address, parse_reply_address
+from pbem.orders import Actor
+from pbem.store.inbox import message_key
+from pbem.store.unit_of_work import UnitOfWork
+
+from .games import GameError, _letters, _sync_nations, retrying, take_orders
+from .letters import Letters
+from .settings import Settings
+
+_SUBJECT_GAME = re.compile(r"\[([a-z0-9][a-z0-9-]*)\]", re.IGNORECASE)
+_SECRET = re.compile(r"^\s*secret[:\s]+(\S+)\s*$", re.IGNORECASE | re.MULTILINE)
+
+
+def _message_id_of(raw: bytes) -> str:
+    try:
+        headers = email.parser.BytesHeaderParser(policy=email.policy.compat32).parsebytes(raw)
+        value = (headers.get("Message-ID") or "").strip().strip("<>").strip()
+    except Exception:  # a header block too broken to read still gets stored
+        value = ""
+    return value or message_key(raw)
+
+
+def accept(db: Engine, raw: bytes, mail_from: str, rcpt_tos: list[str], now: datetime) -> tuple[int, bool]:
+    """Store one delivered message durably; (inbox id, is it new)."""
+    with UnitOfWork(db) as uow:
+        return uow.inbox.store(raw, _message_id_of(raw), mail_from or "", list(rcpt_tos), now)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str
+    detail: str
+    game: str | None = None
+
+
+def _game_of(mail: InboundMail, envelope_to: list[str], uow: UnitOfWork, settings: Settings) -> tuple[str | None, int | None, bool]:
+    """(game, player id from a valid token, whether a token was present but invalid)."""
+
+    def key_for(game_id: str) -> bytes | None:
+        game = uow.games.get(game_id)
+        return bytes.fromhex(game.reply_secret) if game else None
+
+    forged = False
+    for address in [*envelope_to, *mail.to_addrs]:
+        found = parse_reply_address(address, key_for, settings.local_part)
+        if found:
+            return found[0], found[1], False
+        game_id = parse_game_address(address, settings.local_part)
+        if game_id and uow.games.get(game_id) is not None:
+            local = address.split("@", 1)[0]
+            forged = forged or local.count(".") >= 2  # a token was there and did not verify
+            return game_id, None, forged
+    match = _SUBJECT_GAME.search(mail.subject or "")
+    if match and uow.games.get(match.group(1).lower()) is not None:
+        return match.group(1).lower(), None, False
+    return None, None, False
+
+
+def _refuse(letters: Letters, recipients: set[str], game: str | None, title: str, lines: list[str], purpose: str) -> None:
+    for address in sorted(recipients):
+        letters.notice(address, game, title, lines, purpose)
+
+
+def _handle(uow: UnitOfWork, settings: Settings, row, now: datetime) -> Outcome:
+    try:
+        mail = parse_message(row.raw, max_bytes=settings.max_message_bytes)
+    except MailRejected as exc:
+        return _refuse_unreadable(uow, settings, row, exc.reason, now)
+    game_id, token_player, forged_token = _game_of(mail, list(row.envelope_to or []), uow, settings)
+    if game_id is None:
+        return Outcome("rejected", "no game named by the recipient address or the subject")
+    game = uow.games.get(game_id)
+    letters = _letters(uow, settings, game, now)
+    known = {p.id: p for p in uow.players.list(game_id)}
+    by_sender = [p for p in known.values() if p.email == mail.from_addr]
+    player = None
+    if token_player is not None and token_player in known:
+        if known[token_player].email == mail.from_addr:
+            player = known[token_player]
+        else:
+            _refuse(
+                letters,
+                {known[token_player].email},
+                game_id,
+                "Orders ignored: sender does not match",
+                [
+                    f"A message to your reply address came from {mail.from_addr}, not from your address of record.",
+                    "Nothing was changed. If it was you, reply from your usual address or add your SECRET line.",
+                ],
+                f"forged:{mail.message_id}",
+            )
+            return Outcome("rejected", f"token for player {token_player} but sender {mail.from_addr}", game_id)
+    if player is None:
+        secret = _SECRET.search(mail.body or "")
+        if secret:
+            matches = [p for p in known.values() if uow.players.verify_secret(p.id, secret.group(1))]
+            if matches:
+                player = matches[0]
+    if player is None:
+        recipients = {p.email for p in by_sender}
+        reason = "the reply address did not verify" if forged_token else "it was not a reply to a prompt and had no SECRET line"
+        _refuse(
+            letters,
+            recipients,
+            game_id,
+            "Orders ignored: could not tell who sent them",
+            [
+                f"A message for game {game_id} from {mail.from_addr} was ignored: {reason}.",
+                "Nothing was changed. Reply to your latest prompt, or write your SECRET line (from the game-start mail) in the message.",
+            ],
+            f"unauth:{mail.message_id}",
+        )
+        return Outcome("rejected", f"unauthenticated sender {mail.from_addr}: {reason}", game_id)
+    take_orders(
+        uow,
+        settings,
+        game_id,
+        Actor(player_id=player.id),
+        mail.body,
+        now=now,
+        source=f"mail:{mail.message_id}",
+        message_id=mail.message_id,
+        recipient=player.email,
+        notes=list(mail.problems),
+    )
+    _sync_nations(uow, game_id)
+    return Outcome("done", f"orders from player {player.id}", game_id)
+
+
+def _refuse_unreadable(uow: UnitOfWork, settings: Settings, row, reason: str, now: datetime) -> Outcome:
+    """Garbled or oversized mail: tell the sender only if it is a known address of record."""
+    sender = (row.envelope_from or "").strip().lower()
+    games = {p.game_id for g in uow.games.list() for p in uow.players.by_email(g.game_id, sender)} if sender else set()
+    for game_id in sorted(games):
+        game = uow.games.get(game_id)
+        letters = Letters(uow, settings, Renderer(), bytes.fromhex(game.reply_secret), now)
+        letters.notice(sender, game_id, "Your message could not be read", [reason, "Nothing was changed."], f"garbled:{row.message_id}")
+    return Outcome("rejected", reason)
+
+
+def process(db: Engine, settings: Settings, inbox_id: int, now: datetime) -> Outcome:
+    """Handle one stored message exactly once; the inbox row is marked in the same transaction."""
+
+    def work(uow: UnitOfWork) -> Outcome:
+        row = uow.inbox.get(inbox_id)
+        if row is None or row.status != "received":
+            return Outcome("skipped", "already handled")
+        try:
+            outcome = _handle(uow, settings, row, now)
+        except GameError as exc:
+            outcome = Outcome("rejected", str(exc))
+        uow.inbox.mark(inbox_id, outcome.status, error=None if outcome.status == "done" else outcome.detail, game_id=outcome.game, now=now)
+        return outcome
+
+    try:
+        return retrying(db, work)
+    except Exception as exc:  # keep the message; record why, so an operator can retry it
+        with UnitOfWork(db) as uow:
+            uow.inbox.mark(inbox_id, "failed", error=f"{type(exc).__name__}: {exc}", now=now)
+        raise
+
+
+def process_backlog(db: Engine, settings: Settings, now: datetime) -> list[Outcome]:
+    """Handle everything stored and not yet processed (after a crash or restart)."""
+    with UnitOfWork(db) as uow:
+        ids = [row.id for row in uow.inbox.unprocessed()]
+    return [process(db, settings, i, now) for i in ids]
+
+
+def ingest(db: Engine, settings: Settings, raw: bytes, mail_from: str, rcpt_tos: list[str], now: datetime) -> Outcome:
+    """What the server does with one message: store, then process (a duplicate is not answered again)."""
+    inbox_id, new = accept(db, raw, mail_from, rcpt_tos, now)
+    if not new:
+        return Outcome("duplicate", "this message was delivered before; nothing done")
+    return process(db, settings, inbox_id, now)

@@ -1,0 +1,209 @@
+"""Composing the mail a batch of events causes, into the outbox.
+
+Every letter is rendered from a per-viewer view or prompt, never from raw
+state, and goes into the outbox in the same transaction as the events, so a
+crash can neither lose nor duplicate it. Message-IDs derive from the game
+version and the letter's purpose: a retried transaction writes the same ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from pbem.mail.render import Renderer, build_message, make_message_id
+from pbem.mail.tokens import reply_address
+from pbem.rules.engine import pending
+from pbem.rules.events import Event
+from pbem.rules.narrate import PHASE_TITLES, describe_event
+from pbem.rules.prompt import Prompt
+from pbem.rules.state import GameState, Player
+
+from .settings import Settings
+
+HELP_LINES = (
+    "One order per line; case does not matter; names may be abbreviated.",
+    "HELP lists the orders; HELP AREA Sinai or HELP CARD Astronomy explains one.",
+    "Lines starting with # are ignored.",
+)
+
+
+@dataclass
+class Letters:
+    """Builds outbox rows for one game within one unit of work."""
+
+    uow: object
+    settings: Settings
+    renderer: Renderer
+    reply_key: bytes
+    now: datetime
+    sent: list[tuple[str, str]] = field(default_factory=list)
+
+    def _post(
+        self,
+        kind: str,
+        state: GameState,
+        recipient: str,
+        context: dict,
+        purpose: str,
+        *,
+        reply_to: str | None = None,
+        in_reply_to: str | None = None,
+    ) -> str:
+        rendered = self.renderer.render(kind, context)
+        message_id = make_message_id(f"{state.game_id}:{state.version}:{purpose}:{recipient}", self.settings.domain)
+        raw = build_message(
+            sender=self.settings.sender,
+            recipient=recipient,
+            rendered=rendered,
+            message_id=message_id,
+            reply_to=reply_to,
+            in_reply_to=in_reply_to,
+            references=[in_reply_to] if in_reply_to else [],
+            date=self.now,
+        )
+        self.uow.outbox.enqueue(
+            message_id=message_id, recipient=recipient, raw=raw, kind=kind, game_id=state.game_id, now=self.now
+        )
+        self.sent.append((kind, recipient))
+        return message_id
+
+    def reply_to(self, state: GameState, player: Player) -> str:
+        return reply_address(self.reply_key, state.game_id, player.id, self.settings.domain, self.settings.local_part)
+
+    def _email(self, state: GameState, player: Player) -> str:
+        row = self.uow.players.by_id(player.id) if hasattr(self.uow.players, "by_id") else None
+        if row is None:
+            raise LookupError(f"no address of record for player {player.id}")
+        return row.email
+
+    def _label(self, player: Player) -> str:
+        return f"{player.name} ({player.nation})" if player.nation else player.name
+
+    def _common(self, state: GameState, chain_head: str) -> dict:
+        return {
+            "game": state.game_id,
+            "turn": state.turn or None,
+            "phase": PHASE_TITLES.get(state.phase, state.phase),
+            "chain_head": chain_head[:16],
+        }
+
+    def start(self, state: GameState, chain_head: str, secrets: dict[int, str]) -> None:
+        for player in state.players:
+            self._post(
+                "start",
+                state,
+                self._email(state, player),
+                {
+                    **self._common(state, chain_head),
+                    "player": player.name,
+                    "players": [{"name": p.name, "nation": p.nation or "(to choose)"} for p in state.players],
+                    "options": dict(state.options),
+                    "seed_commitment": state.seed_commitment,
+                    "reply_address": self.reply_to(state, player),
+                    "secret": secrets[player.id],
+                    "rules_help": list(HELP_LINES),
+                },
+                "start",
+                reply_to=self.reply_to(state, player),
+            )
+
+    def prompt(self, state: GameState, prompt: Prompt, chain_head: str) -> None:
+        player = state.player(prompt.player_id)
+        self._post(
+            "prompt",
+            state,
+            self._email(state, player),
+            {
+                **self._common(state, chain_head),
+                "player": self._label(player),
+                "situation": list(prompt.situation),
+                "question": prompt.question + f" If no orders arrive in time: {prompt.default}.",
+                "choices": list(prompt.choices),
+                "template": prompt.template,
+                "deadline": state.deadline,
+                "help_lines": list(HELP_LINES),
+            },
+            f"prompt:{prompt.step}:{prompt.who}",
+            reply_to=self.reply_to(state, player),
+        )
+
+    def new_prompts(self, before: dict[str, Prompt], state: GameState, chain_head: str) -> None:
+        """Prompt everyone whose pending decision is new since ``before``."""
+        for who, prompt in pending(state).items():
+            old = before.get(who)
+            if old is None or old.step != prompt.step or old.player_id != prompt.player_id:
+                self.prompt(state, prompt, chain_head)
+
+    def acknowledge(
+        self,
+        state: GameState,
+        player: Player | None,
+        recipient: str,
+        *,
+        accepted: Sequence[str],
+        errors: Sequence[dict],
+        on_file: Sequence[str],
+        notes: Sequence[str],
+        chain_head: str,
+        in_reply_to: str | None,
+    ) -> None:
+        self._post(
+            "ack",
+            state,
+            recipient,
+            {
+                **self._common(state, chain_head),
+                "player": self._label(player) if player else "moderator",
+                "accepted": list(accepted),
+                "errors": list(errors),
+                "on_file": list(on_file),
+                "deadline": state.deadline,
+                "notes": list(notes),
+            },
+            f"ack:{in_reply_to or 'cli'}",
+            reply_to=self.reply_to(state, player) if player else None,
+            in_reply_to=in_reply_to,
+        )
+
+    def reports(self, before: GameState, events: Sequence[Event], after: GameState, chain_head: str) -> None:
+        """When a phase ends, every player hears what happened in it, from their own view."""
+        for player in after.players:
+            viewer = f"player:{player.nation.lower()}" if player.nation else "observer"
+            happened = []
+            state = before
+            from pbem.rules.engine import apply
+
+            for event in events:
+                text = describe_event(state, event, viewer)
+                if text:
+                    happened.append({"text": text, "cites": list(event.cites)})
+                state = apply(state, event)
+            position = [
+                f"{p.name} plays {p.nation}: "
+                + ", ".join(f"{a} ({area.tokens[p.nation]})" for a, area in after.areas.items() if p.nation in area.tokens)
+                for p in after.players
+                if p.nation
+            ]
+            self._post(
+                "report",
+                after,
+                self._email(after, player),
+                {
+                    **self._common(before, chain_head),
+                    "player": self._label(player),
+                    "happened": happened,
+                    "position": position,
+                },
+                f"report:{before.phase}",
+            )
+
+    def notice(self, recipient: str, game: str | None, title: str, lines: Sequence[str], purpose: str) -> None:
+        rendered = self.renderer.render("notice", {"game": game, "title": title, "lines": list(lines)})
+        message_id = make_message_id(f"notice:{purpose}:{recipient}", self.settings.domain)
+        raw = build_message(
+            sender=self.settings.sender, recipient=recipient, rendered=rendered, message_id=message_id, date=self.now
+        )
+        self.uow.outbox.enqueue(message_id=message_id, recipient=recipient, raw=raw, kind="notice", game_id=game, now=self.now)
+        self.sent.append(("notice", recipient))

@@ -1,0 +1,55 @@
+"""Delivering the outbox: each letter once, with retries and backoff.
+
+A letter is marked sent only after the transport accepted it, so a crash
+between the two resends it at worst (with the same Message-ID, which mail
+clients collapse); an SMTP outage only delays it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+from sqlalchemy import Engine
+
+from pbem.mail.outbound import DeliveryError, Transport
+from pbem.store.unit_of_work import UnitOfWork
+
+#: Waits after the 1st, 2nd, ... failed attempt; the last one repeats.
+BACKOFF = (timedelta(minutes=1), timedelta(minutes=5), timedelta(minutes=30), timedelta(hours=2), timedelta(hours=6))
+GIVE_UP_AFTER = 20
+
+
+def _due(db: Engine, now: datetime, limit: int) -> list:
+    with UnitOfWork(db) as uow:
+        return [(row.id, row.recipient, bytes(row.raw), row.attempts) for row in uow.outbox.due(now, limit)]
+
+
+def _mark(db: Engine, outbox_id: int, now: datetime, error: str | None, attempts: int, temporary: bool) -> None:
+    with UnitOfWork(db) as uow:
+        if error is None:
+            uow.outbox.mark_sent(outbox_id, now)
+            return
+        if not temporary or attempts + 1 >= GIVE_UP_AFTER:
+            uow.outbox.mark_failed(outbox_id, f"gave up: {error}", now + timedelta(days=3650))
+        else:
+            uow.outbox.mark_failed(outbox_id, error, now + BACKOFF[min(attempts, len(BACKOFF) - 1)])
+
+
+async def flush_outbox(db: Engine, transport: Transport, sender: str, clock: Callable[[], datetime], limit: int = 50) -> int:
+    """Send what is due now; returns how many letters were delivered."""
+    rows = await asyncio.to_thread(_due, db, clock(), limit)
+    sent = 0
+    for outbox_id, recipient, raw, attempts in rows:
+        try:
+            await transport.deliver(sender, [recipient], raw)
+        except DeliveryError as exc:
+            await asyncio.to_thread(_mark, db, outbox_id, clock(), str(exc), attempts, exc.temporary)
+            continue
+        except (OSError, asyncio.TimeoutError) as exc:
+            await asyncio.to_thread(_mark, db, outbox_id, clock(), f"{type(exc).__name__}: {exc}", attempts, True)
+            continue
+        await asyncio.to_thread(_mark, db, outbox_id, clock(), None, attempts, True)
+        sent += 1
+    return sent

@@ -1,0 +1,48 @@
+"""A player's side of the mail loop, for tests: read the Maildir, reply like a mail client."""
+
+from __future__ import annotations
+
+import email
+import mailbox
+import smtplib
+from email.message import EmailMessage
+from email.policy import default as default_policy
+from pathlib import Path
+
+from pbem.mail.outbound import MaildirDelivery
+
+
+def letters(maildir: Path, address: str) -> list[EmailMessage]:
+    """Every letter delivered to ``address``, oldest first."""
+    folder = MaildirDelivery(maildir).folder(address)
+    if not folder.exists():
+        return []
+    box = mailbox.Maildir(folder, factory=None, create=False)
+    def delivered(key: str) -> tuple[int, int]:
+        seconds, rest = key.split(".", 1)
+        return int(seconds), int(rest[1:].split("P", 1)[0])
+
+    return [email.message_from_bytes(box.get_bytes(k), policy=default_policy) for k in sorted(box.keys(), key=delivered)]
+
+
+def subjects(maildir: Path, address: str) -> list[str]:
+    return [str(m["Subject"]) for m in letters(maildir, address)]
+
+
+def latest(maildir: Path, address: str, word: str) -> EmailMessage:
+    matching = [m for m in letters(maildir, address) if word in str(m["Subject"])]
+    assert matching, f"no letter with {word!r} for {address}: {subjects(maildir, address)}"
+    return matching[-1]
+
+
+def text_of(message: EmailMessage) -> str:
+    return message.get_body(preferencelist=("plain",)).get_content()
+
+
+def send(port: int, message: EmailMessage | bytes, mail_from: str, to: list[str]) -> None:
+    """Submit as a mail client does (CRLF line ends on the wire)."""
+    with smtplib.SMTP("127.0.0.1", port) as smtp:
+        if isinstance(message, bytes):
+            smtp.sendmail(mail_from, to, message)
+        else:
+            smtp.send_message(message, mail_from, to)

@@ -1,0 +1,280 @@
+"""The whole loop through a real SMTP server on loopback, with real MIME from real clients.
+
+Covers the promises of DESIGN.md §5: store before 250, 451 on failure,
+duplicate delivery, forged senders, garbled mail, and a crash between storing
+and processing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import smtplib
+from dataclasses import replace
+from email.message import EmailMessage
+from email.utils import make_msgid
+
+import pytest
+
+from pbem.service import inbound
+from pbem.service.demo import reply_to_prompt, suggested_orders
+from pbem.service.games import NewPlayer, create_game
+from pbem.service.projector import load_state
+from pbem.service.server import PostOffice, utc_now
+from pbem.service.settings import Settings
+from pbem.store.database import ensure_schema, make_engine
+from pbem.store.unit_of_work import UnitOfWork
+
+from .mailclient import latest, letters, send, subjects, text_of
+
+PLAYERS = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.net"), NewPlayer("Cy", "cy@example.com")]
+
+
+@pytest.fixture
+def world(db_url, tmp_path):
+    settings = replace(Settings(), db_url=db_url, maildir=tmp_path / "mail", listen_port=0)
+    db = make_engine(db_url)
+    ensure_schema(db)
+    yield db, settings
+    db.dispose()
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+async def started(db, settings) -> PostOffice:
+    office = PostOffice(db, settings, outbox_every=0.05)
+    await office.start()
+    return office
+
+
+def state_of(db, game="g1"):
+    with UnitOfWork(db) as uow:
+        return load_state(uow, game)
+
+
+def email_of(name: str) -> str:
+    return next(p.email for p in PLAYERS if p.name == name)
+
+
+def current(db) -> str:
+    """The name of the player whose turn it is in setup."""
+    state = state_of(db)
+    (prompt,) = __import__("pbem.rules.engine", fromlist=["pending"]).pending(state).values()
+    return state.player(prompt.player_id).name
+
+
+def test_setup_is_played_entirely_by_mail(world):
+    db, settings = world
+
+    async def scenario():
+        office = await started(db, settings)
+        try:
+            await asyncio.to_thread(create_game, db, settings, "g1", PLAYERS, seed="s1", now=utc_now())
+            await office.idle()
+            for _ in range(3):
+                name = current(db)
+                prompt = latest(settings.maildir, email_of(name), "your orders")
+                reply = reply_to_prompt(prompt, email_of(name), suggested_orders(text_of(prompt)))
+                send(office.port, reply, email_of(name), [str(prompt["Reply-To"])])
+                await office.idle()
+        finally:
+            await office.stop()
+
+    run(scenario())
+    state = state_of(db)
+    assert state.phase == "tax-collection" and state.turn == 1
+    assert all(p.nation for p in state.players)
+    for p in PLAYERS:
+        got = subjects(settings.maildir, p.email)
+        assert got[0] == "[g1] A new game of Advanced Civilization"
+        assert "[g1] Orders received" in got
+        assert got[-1] == "[g1] Report: Nations and start areas"
+        report = text_of(latest(settings.maildir, p.email, "Report"))
+        assert report.count("placed its first token") == 3  # the whole phase, not only the last batch
+
+
+def test_duplicate_delivery_appends_nothing_and_is_answered_once(world):
+    db, settings = world
+
+    async def scenario():
+        office = await started(db, settings)
+        try:
+            await asyncio.to_thread(create_game, db, settings, "g1", PLAYERS, seed="s1", now=utc_now())
+            await office.idle()
+            name = current(db)
+            prompt = latest(settings.maildir, email_of(name), "your orders")
+            reply = reply_to_prompt(prompt, email_of(name), "NATION Crete")
+            version = state_of(db).version
+            for _ in range(2):  # the MTA delivers the same message twice
+                send(office.port, reply, email_of(name), [str(prompt["Reply-To"])])
+                await office.idle()
+            return name, version
+        finally:
+            await office.stop()
+
+    name, version = run(scenario())
+    with UnitOfWork(db) as uow:
+        added = [e.type for e in uow.events.read("g1", after=version)]
+        inbox = [r.status for r in uow.inbox.unprocessed()]
+    assert added == ["NationChosen", "DeadlineSet"]  # once, though delivered twice
+    assert inbox == []
+    assert subjects(settings.maildir, email_of(name)).count("[g1] Orders received") == 1
+
+
+def test_a_forged_sender_changes_nothing_and_only_the_player_hears_of_it(world):
+    db, settings = world
+
+    async def scenario():
+        office = await started(db, settings)
+        try:
+            await asyncio.to_thread(create_game, db, settings, "g1", PLAYERS, seed="s1", now=utc_now())
+            await office.idle()
+            name = current(db)
+            prompt = latest(settings.maildir, email_of(name), "your orders")
+            forged = reply_to_prompt(prompt, "mallory@evil.example", "NATION Crete")
+            version = state_of(db).version
+            send(office.port, forged, "mallory@evil.example", [str(prompt["Reply-To"])])
+            # a made-up token for the same game and player
+            local, domain = str(prompt["Reply-To"]).split("@")
+            bad = local.rsplit(".", 1)[0] + ".0000000000000000@" + domain
+            forged2 = reply_to_prompt(prompt, email_of(name), "NATION Crete")
+            forged2.replace_header("To", bad)
+            send(office.port, forged2, email_of(name), [bad])
+            await office.idle()
+            return name, version
+        finally:
+            await office.stop()
+
+    name, version = run(scenario())
+    assert state_of(db).version == version
+    assert letters(settings.maildir, "mallory@evil.example") == []
+    notices = [s for s in subjects(settings.maildir, email_of(name)) if "ignored" in s]
+    assert len(notices) == 2
+    with UnitOfWork(db) as uow:
+        statuses = sorted(r.status for r in uow.inbox.unprocessed(limit=100))
+    assert statuses == []  # both were handled (as rejected), none left waiting
+
+
+def test_a_fresh_mail_with_the_secret_line_is_accepted(world):
+    db, settings = world
+
+    async def scenario():
+        office = await started(db, settings)
+        try:
+            await asyncio.to_thread(create_game, db, settings, "g1", PLAYERS, seed="s1", now=utc_now())
+            await office.idle()
+            name = current(db)
+            start = text_of(latest(settings.maildir, email_of(name), "new game"))
+            secret = next(line.split()[1] for line in start.splitlines() if line.strip().startswith("SECRET"))
+            mail = EmailMessage()
+            mail["From"] = f"{name} <{email_of(name)}>"
+            mail["To"] = f"pbem+g1@{settings.domain}"
+            mail["Subject"] = "my orders"
+            mail["Message-ID"] = make_msgid()
+            mail.set_content(f"SECRET {secret}\nnation crete\nplace knossos\n\n-- \n{name}\n")
+            send(office.port, mail, email_of(name), [f"pbem+g1@{settings.domain}"])
+            # without the secret, from the right address: refused politely, nothing changes
+            mail2 = EmailMessage()
+            mail2["From"] = email_of(name)
+            mail2["To"] = f"pbem+g1@{settings.domain}"
+            mail2["Subject"] = "more"
+            mail2["Message-ID"] = make_msgid()
+            mail2.set_content("place phaestos\n")
+            send(office.port, mail2, email_of(name), [f"pbem+g1@{settings.domain}"])
+            await office.idle()
+            return name
+        finally:
+            await office.stop()
+
+    name = run(scenario())
+    state = state_of(db)
+    player = next(p for p in state.players if p.name == name)
+    assert player.nation == "Crete" and state.area("Knossos").tokens == {"Crete": 1}
+    ack = text_of(latest(settings.maildir, email_of(name), "Orders received"))
+    assert "NATION Crete" in ack and "PLACE Knossos" in ack
+    assert any("could not tell who sent them" in s for s in subjects(settings.maildir, email_of(name)))
+
+
+def test_garbled_mail_is_kept_and_answered_only_to_an_address_of_record(world):
+    db, settings = world
+    garbage = b"\xff\xfe\x00not a message at all\r\n\r\n\x00\x01"
+
+    async def scenario():
+        office = await started(db, settings)
+        try:
+            await asyncio.to_thread(create_game, db, settings, "g1", PLAYERS, seed="s1", now=utc_now())
+            await office.idle()
+            version = state_of(db).version
+            send(office.port, garbage, "ann@example.org", [f"pbem+g1@{settings.domain}"])
+            send(office.port, garbage + b"x", "stranger@example.org", [f"pbem+g1@{settings.domain}"])
+            await office.idle()
+            return version
+        finally:
+            await office.stop()
+
+    version = run(scenario())
+    assert state_of(db).version == version
+    with UnitOfWork(db) as uow:
+        rows = [uow.inbox.get(i) for i in range(1, 3)]
+    assert all(r is not None and bytes(r.raw).startswith(b"\xff\xfe") for r in rows)  # kept as received
+    assert all(r.status == "rejected" for r in rows)
+    assert letters(settings.maildir, "stranger@example.org") == []
+
+
+def test_451_when_storing_fails_and_the_retry_is_processed(world, monkeypatch):
+    db, settings = world
+
+    async def scenario():
+        office = await started(db, settings)
+        try:
+            await asyncio.to_thread(create_game, db, settings, "g1", PLAYERS, seed="s1", now=utc_now())
+            await office.idle()
+            name = current(db)
+            prompt = latest(settings.maildir, email_of(name), "your orders")
+            reply = reply_to_prompt(prompt, email_of(name), "NATION Crete")
+            real_accept = inbound.accept
+
+            def broken(*args, **kwargs):
+                raise OSError("disk full")
+
+            monkeypatch.setattr("pbem.service.server.accept", broken)
+            with pytest.raises(smtplib.SMTPDataError) as refused:
+                send(office.port, reply, email_of(name), [str(prompt["Reply-To"])])
+            assert refused.value.smtp_code == 451
+            monkeypatch.setattr("pbem.service.server.accept", real_accept)
+            send(office.port, reply, email_of(name), [str(prompt["Reply-To"])])  # the MTA retries
+            await office.idle()
+        finally:
+            await office.stop()
+
+    run(scenario())
+    assert any(p.nation == "Crete" for p in state_of(db).players)
+
+
+def test_a_crash_between_storing_and_processing_loses_nothing(world):
+    db, settings = world
+
+    async def scenario():
+        office = await started(db, settings)
+        try:
+            await asyncio.to_thread(create_game, db, settings, "g1", PLAYERS, seed="s1", now=utc_now())
+            await office.idle()
+            name = current(db)
+            prompt = latest(settings.maildir, email_of(name), "your orders")
+            office._spawn = lambda inbox_id: None  # the process dies right after answering 250
+            reply = reply_to_prompt(prompt, email_of(name), "NATION Crete")
+            send(office.port, reply, email_of(name), [str(prompt["Reply-To"])])
+        finally:
+            await office.stop()
+        assert all(p.nation != "Crete" for p in state_of(db).players)
+        restarted = await started(db, settings)  # start-up handles the backlog
+        try:
+            await restarted.idle()
+        finally:
+            await restarted.stop()
+        return name
+
+    name = run(scenario())
+    assert any(p.nation == "Crete" for p in state_of(db).players)
+    assert subjects(settings.maildir, email_of(name)).count("[g1] Orders received") == 1
