@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from pbem.rules import engine as rules
 from pbem.rules.draws import Draws
-from pbem.rules.events import Event, is_input
+from pbem.rules.events import Event
 from pbem.rules.rejection import Rejection
 
 
@@ -63,9 +63,9 @@ def rederive(game_id: str, events: Sequence[Event], secret_seed: str) -> Rederiv
         if index >= len(events):
             return Rederivation(True, batches, index)
         event = events[index]
-        if not is_input(event):
+        if not rules.is_input(event):
             return Rederivation(False, batches, index, index + 1, f"version {index + 1}: {event.type} follows no input")
         try:
-            expected = rules.decide(state, rules.command_for(event), draws)
+            expected = rules.decide(state, rules.command_for(state, event), draws)
         except Rejection as exc:
             return Rederivation(False, batches, index, index + 1, f"version {index + 1}: the engine now refuses {event.type}: {exc}")

@@ -11,28 +11,22 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from pbem.rules.commands import ChooseNation, Command, PassDeadline, PlaceStartToken
-from .names import understand_name
 from pbem.rules.rulebook import ruleset_of
 from pbem.rules.state import GameState
 
-
-@dataclass(frozen=True)
-class Actor:
-    """Who wrote the orders: a player (by id) or the moderator."""
-
-    player_id: int | None = None
-    moderator: bool = False
+from . import moderator, setup, tax
+from .grammar import Actor, LineError, Parser, name
 
 
 @dataclass(frozen=True)
 class OrderLine:
     number: int
     text: str
-    command: Command | None = None
+    command: Any = None
     canonical: str = ""
     error: str | None = None
     suggestions: tuple[str, ...] = ()
@@ -47,7 +41,7 @@ class Orders:
     notes: tuple[str, ...] = field(default_factory=tuple)
 
     @property
-    def commands(self) -> list[tuple[OrderLine, Command]]:
+    def commands(self) -> list[tuple["OrderLine", Any]]:
         return [(line, line.command) for line in self.lines if line.command is not None]
 
     @property
@@ -55,59 +49,13 @@ class Orders:
         return [line for line in self.lines if line.error]
 
 
-class _LineError(Exception):
-    def __init__(self, message: str, suggestions: Iterable[str] = ()) -> None:
-        super().__init__(message)
-        self.suggestions = tuple(suggestions)
-
-
-Parser = Callable[[GameState, Actor, str, list[str]], Command]
-
-
-def _name(text: str, candidates: Iterable[str], what: str, notes: list[str] | None = None) -> str:
-    if not text:
-        raise _LineError(f"say which {what}")
-    names = list(candidates)
-    try:
-        name, note = understand_name(text, names, what)
-    except LookupError as exc:
-        near = difflib.get_close_matches(text.title(), names, n=3, cutoff=0.5)
-        raise _LineError(str(exc).strip("'\""), near) from exc
-    if note and notes is not None:
-        notes.append(note)
-    return name
-
-
-def _player_of(actor: Actor) -> int:
-    if actor.player_id is None:
-        raise _LineError("the moderator gives this order for a player: FOR <player or nation> <order>")
-    return actor.player_id
-
-
-def _nation(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Command:
-    nation = _name(rest, ruleset_of(state).nations, "nation", notes)
-    return ChooseNation(_player_of(actor), nation)
-
-
-def _place(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Command:
-    area = _name(rest, ruleset_of(state).areas, "area", notes)
-    return PlaceStartToken(_player_of(actor), area)
-
-
-def _deadline(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Command:
-    if not actor.moderator:
-        raise _LineError("only the moderator can end a step early")
-    return PassDeadline(by="moderator")
-
-
-#: Verb -> (parser, usage). Aliases map to the same parser.
-VERBS: dict[str, tuple[Parser, str]] = {
-    "NATION": (_nation, "NATION <nation>"),
-    "PLAY": (_nation, "NATION <nation>"),
-    "PLACE": (_place, "PLACE <area>"),
-    "START": (_place, "PLACE <area>"),
-    "DEADLINE": (_deadline, "DEADLINE  (moderator: apply defaults for missing orders now)"),
-}
+#: The modules that hold each phase's verbs, in the order HELP lists them.
+VERB_MODULES = (setup, tax, moderator)
+VERBS: dict[str, tuple[Parser, str]] = {}
+CANONICAL: dict[type, Callable[[Any], str]] = {}
+for _module in VERB_MODULES:
+    VERBS.update(_module.VERBS)
+    CANONICAL.update(_module.CANONICAL)
 HELP_VERBS = ("HELP", "?")
 
 
@@ -119,18 +67,13 @@ def _verb(word: str) -> str:
     if len(starts) == 1:
         return starts[0]
     near = difflib.get_close_matches(word, list(VERBS), n=3, cutoff=0.6)
-    raise _LineError(f"unknown order {word!r}", [VERBS[v][1] for v in near])
+    raise LineError(f"unknown order {word!r}", [VERBS[v][1] for v in near])
 
 
-def canonical(command: Command, state: GameState) -> str:
+def canonical(command: Any, state: GameState) -> str:
     """The order as the server understood it, in the form a player would write it."""
-    if isinstance(command, ChooseNation):
-        return f"NATION {command.nation}"
-    if isinstance(command, PlaceStartToken):
-        return f"PLACE {command.area}"
-    if isinstance(command, PassDeadline):
-        return "DEADLINE"
-    return type(command).__name__
+    write = CANONICAL.get(type(command))
+    return write(command) if write else type(command).__name__
 
 
 def _help(state: GameState | None, rest: str) -> str:
@@ -153,12 +96,12 @@ _FOR = re.compile(r"^for\s+(.+?)\s*[:]\s*(.+)$|^for\s+(\S+)\s+(.+)$", re.IGNOREC
 def _on_behalf(state: GameState, text: str) -> tuple[Actor, str]:
     match = _FOR.match(text)
     if not match:
-        raise _LineError("write FOR <player or nation>: <order>")
+        raise LineError("write FOR <player or nation>: <order>")
     who = (match.group(1) or match.group(3)).strip()
     order = (match.group(2) or match.group(4)).strip()
     by_name = {p.name: p.id for p in state.players}
     by_name.update({p.nation: p.id for p in state.players if p.nation})
-    return Actor(player_id=by_name[_name(who, by_name, "player or nation")], moderator=True), order
+    return Actor(player_id=by_name[name(who, by_name, "player or nation")], moderator=True), order
 
 
 def parse_orders(text: str, state: GameState, actor: Actor) -> Orders:
@@ -189,6 +132,6 @@ def parse_orders(text: str, state: GameState, actor: Actor) -> Orders:
             lines.append(OrderLine(number, line, command, canonical(command, state), notes=tuple(notes)))
         except LookupError as exc:
             lines.append(OrderLine(number, line, error=str(exc).strip("'\"")))
-        except _LineError as exc:
+        except LineError as exc:
             lines.append(OrderLine(number, line, error=str(exc), suggestions=exc.suggestions))
     return Orders(tuple(lines), secret)

@@ -34,4 +34,22 @@ class PassDeadline:
     by: str = "clock"
 
 
-Command = ChooseNation | PlaceStartToken | SetDeadline | PassDeadline
+
+
+@dataclass(frozen=True)
+class ChooseTaxRate:
+    """A Coinage holder's rate for this turn (§19.2)."""
+
+    player_id: int
+    rate: int
+
+
+@dataclass(frozen=True)
+class ChooseRevoltingCities:
+    """The beneficiary's pick of which of the victim's cities revolt to him (seed 003: 1B, Q-S5)."""
+
+    player_id: int
+    areas: tuple[str, ...]
+
+
+Command = ChooseNation | PlaceStartToken | SetDeadline | PassDeadline | ChooseTaxRate | ChooseRevoltingCities

@@ -3,24 +3,31 @@
 `decide` validates one command and returns the events it causes: the order
 itself first, then every outcome the engine can resolve without further
 input. The caller appends them as one batch. `apply` folds one event and is
-total: it never rejects what `decide` produced.
+total: it never rejects what `decide` produced. The rules themselves live in
+one module per phase (`setup`, `tax`, ...), registered in PHASES below.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from . import setup
-from .commands import ChooseNation, Command, PassDeadline, PlaceStartToken, SetDeadline
+from . import setup, tax, turn
+from .commands import Command, PassDeadline, SetDeadline
 from .draws import Draws
 from .events import Event
+from .phase import Apply, Decide, Narrate, PhaseRules
 from .prompt import Prompt
 from .rejection import Rejection
 from .state import GameState
 
-ENGINE_VERSION = "0.1.0"
+ENGINE_VERSION = "0.2.0"
+
+#: Every phase the engine can play, by phase id. A phase of the turn that is
+#: not here is begun and then waits: the engine cannot play it yet.
+PHASES: dict[str, PhaseRules] = {rules.name: rules for rules in (setup.RULES, tax.RULES)}
+_ALL = (*PHASES.values(), turn.RULES)
 
 
 def _apply_deadline_set(state: GameState, data: dict[str, Any]) -> GameState:
@@ -31,15 +38,19 @@ def _apply_deadline_passed(state: GameState, data: dict[str, Any]) -> GameState:
     return replace(state, deadline=None)
 
 
-_APPLY: dict[str, Callable[[GameState, dict[str, Any]], GameState]] = {
-    "GameCreated": setup.apply_game_created,
-    "PlaceCardsDealt": setup.apply_place_cards,
-    "NationChosen": setup.apply_nation_chosen,
-    "StartTokenPlaced": setup.apply_start_token,
-    "SetupCompleted": setup.apply_setup_completed,
-    "DeadlineSet": _apply_deadline_set,
-    "DeadlinePassed": _apply_deadline_passed,
+_APPLY: dict[str, Apply] = {"DeadlineSet": _apply_deadline_set, "DeadlinePassed": _apply_deadline_passed}
+_DECIDE: dict[type, Decide] = {}
+_INPUTS: dict[str, Any] = {
+    "GameCreated": None,
+    "DeadlineSet": lambda s, d: SetDeadline(d["due"]),
+    "DeadlinePassed": lambda s, d: PassDeadline(d.get("by", "clock")),
 }
+NARRATE: dict[str, Narrate] = {}
+for _rules in _ALL:
+    _APPLY.update(_rules.apply)
+    _DECIDE.update(_rules.decide)
+    _INPUTS.update(_rules.inputs)
+    NARRATE.update(_rules.narrate)
 
 
 def apply(state: GameState, event: Event) -> GameState:
@@ -62,26 +73,40 @@ def new_game(game_id: str) -> GameState:
 
 def pending(state: GameState) -> dict[str, Prompt]:
     """Who must decide what now, keyed by lower-case nation (or player name before one is chosen)."""
-    if state.finished:
+    rules = PHASES.get(state.phase)
+    if state.finished or rules is None or state.step == "ended":
         return {}
-    return setup.pending(state)
+    return rules.pending(state)
 
 
 def _settle(state: GameState, draws: Draws) -> list[Event]:
     """Resolve automatic steps until someone must decide or nothing is left."""
     out: list[Event] = []
-    while True:
-        step = setup.settle(state)
+    for _ in range(100_000):
+        if state.step == "ended":
+            step = turn.next_phase(state)
+        elif state.phase in PHASES:
+            step = PHASES[state.phase].settle(state, draws)
+        else:
+            step = []
         if not step:
             return out
         out.extend(step)
         state = fold(state, step)
+    raise RuntimeError("the engine kept resolving without ever waiting for a player")
+
+
+def resume(state: GameState, draws: Draws) -> list[Event]:
+    """Everything the engine resolves by itself from ``state`` (used when a position is set up by hand)."""
+    return _settle(state, draws)
 
 
 def _decide_deadline(state: GameState, command: PassDeadline) -> list[Event]:
     events = [Event("DeadlinePassed", {"by": command.by})]
+    rules = PHASES.get(state.phase)
     for prompt in pending(state).values():
-        events.extend(setup.default_orders(state, prompt))
+        assert rules is not None
+        events.extend(rules.defaults(state, prompt))
     return events
 
 
@@ -89,16 +114,15 @@ def decide(state: GameState, command: Command, draws: Draws) -> list[Event]:
     """Validate one command; return the order's events and every outcome that follows."""
     if state.finished:
         raise Rejection("the game is over")
-    if isinstance(command, ChooseNation):
-        events = setup.decide_choose_nation(state, command)
-    elif isinstance(command, PlaceStartToken):
-        events = setup.decide_place_start_token(state, command)
-    elif isinstance(command, SetDeadline):
+    if isinstance(command, SetDeadline):
         events = [Event("DeadlineSet", {"due": command.due})]
     elif isinstance(command, PassDeadline):
         events = _decide_deadline(state, command)
-    else:  # pragma: no cover - the Command union is closed
-        raise TypeError(f"unknown command {command!r}")
+    else:
+        handler = _DECIDE.get(type(command))
+        if handler is None:  # pragma: no cover - every command type has a phase
+            raise TypeError(f"unknown command {command!r}")
+        events = handler(state, command)
     return events + _settle(fold(state, events), draws)
 
 
@@ -114,15 +138,14 @@ def create(
     return events + _settle(fold(new_game(game_id), events), draws)
 
 
-def command_for(event: Event) -> Command:
+def is_input(event: Event) -> bool:
+    """True for an event that starts a batch: an order or clock tick, not a default filled in for one."""
+    return event.type in _INPUTS and not event.data.get("by_default")
+
+
+def command_for(state: GameState, event: Event) -> Command:
     """The command an input event records, so `verify` can decide it again."""
-    data = event.data
-    if event.type == "NationChosen":
-        return ChooseNation(data["player"], data["nation"])
-    if event.type == "StartTokenPlaced":
-        return PlaceStartToken(data["player"], data["area"])
-    if event.type == "DeadlineSet":
-        return SetDeadline(data["due"])
-    if event.type == "DeadlinePassed":
-        return PassDeadline(data.get("by", "clock"))
-    raise ValueError(f"{event.type} is not an input event")
+    make = _INPUTS.get(event.type)
+    if make is None:
+        raise ValueError(f"{event.type} is not an input event")
+    return make(state, event.data)

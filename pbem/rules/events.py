@@ -31,21 +31,3 @@ class Event:
     def from_payload(cls, type_: str, payload: Mapping[str, Any]) -> Event:
         data = {k: v for k, v in payload.items() if k != "cites"}
         return cls(type_, data, tuple(payload.get("cites", ())))
-
-
-#: Event types that enter the game from outside the engine. Everything else is
-#: an outcome the engine derives from these and the committed seed.
-INPUT_TYPES = frozenset(
-    {
-        "GameCreated",
-        "NationChosen",
-        "StartTokenPlaced",
-        "DeadlineSet",
-        "DeadlinePassed",
-    }
-)
-
-
-def is_input(event: Event) -> bool:
-    """True for an event that starts a batch: an order, not a default filled in for one."""
-    return event.type in INPUT_TYPES and not event.data.get("by_default")

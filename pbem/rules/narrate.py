@@ -28,31 +28,14 @@ PHASE_TITLES = {
 }
 
 
-def _name(state: GameState, player_id: int) -> str:
-    try:
-        return state.player(player_id).name
-    except KeyError:
-        return f"player {player_id}"
-
-
 def describe_event(state: GameState, event: Event, viewer: str = "auditor") -> str | None:
     """One line for ``event`` as seen by ``viewer``; None for bookkeeping nobody needs to read."""
+    from .engine import NARRATE
+
     d = event.data
-    default = " (by default: no orders by the deadline)" if d.get("by_default") else ""
-    if event.type == "GameCreated":
-        names = ", ".join(p["name"] + (f" ({p['nation']})" if p["nation"] else "") for p in d["players"])
-        return f"Game {d['game']} created for {names}; seed commitment {d['seed_commitment'][:16]}."
-    if event.type == "PlaceCardsDealt":
-        order = ", ".join(f"{i}. {_name(state, pid)}" for i, pid in enumerate(d["order"], start=1))
-        return f"Place cards dealt: {order}."
-    if event.type == "NationChosen":
-        return f"{_name(state, d['player'])} chose {d['nation']}{default}."
-    if event.type == "StartTokenPlaced":
-        return f"{d['nation']} placed its first token in {d['area']}{default}."
-    if event.type == "SetupCompleted":
-        return "Setup is complete; turn 1 begins."
     if event.type == "DeadlinePassed":
         return f"The deadline passed ({d.get('by', 'clock')}); defaults were applied to missing orders."
     if event.type == "DeadlineSet":
         return None if viewer.startswith("player:") else f"Orders are due by {d['due']}."
-    return f"{event.type}: {d}"
+    tell = NARRATE.get(event.type)
+    return tell(state, event, viewer) if tell else f"{event.type}: {dict(d)}"

@@ -16,14 +16,14 @@ from .commands import ChooseNation, PlaceStartToken
 from .draws import Draws
 from .events import Event
 from .frozen import FrozenMap
+from .phase import PhaseRules
 from .prompt import Prompt
 from .rejection import Rejection
 from .rulebook import ruleset_for_options, ruleset_of
 from .ruleset import Ruleset
-from .state import AreaState, GameState, NationState, Player
+from .state import GameState, NationState, Player
 
 SETUP_PHASE = "setup"
-FIRST_PHASE = "tax-collection"
 
 
 def create_events(
@@ -138,7 +138,7 @@ def apply_start_token(state: GameState, data: dict[str, Any]) -> GameState:
 
 
 def apply_setup_completed(state: GameState, data: dict[str, Any]) -> GameState:
-    return replace(state, turn=1, phase=FIRST_PHASE, phase_began=state.version + 1, deadline=None)
+    return replace(state, step="ended")
 
 
 # -- who acts now ------------------------------------------------------------
@@ -158,7 +158,7 @@ def current_player(state: GameState) -> Player | None:
 
 
 def pending(state: GameState) -> dict[str, Prompt]:
-    if state.phase != SETUP_PHASE or not state.place_order:
+    if not state.place_order:
         return {}
     player = current_player(state)
     if player is None:
@@ -261,8 +261,57 @@ def default_orders(state: GameState, prompt: Prompt) -> list[Event]:
     return events
 
 
-def settle(state: GameState) -> list[Event]:
-    """The automatic step of setup: once everyone has placed, turn 1 begins."""
-    if state.phase == SETUP_PHASE and state.place_order and current_player(state) is None:
-        return [Event("SetupCompleted", {"turn": 1, "phase": FIRST_PHASE}, ("§15.4", "§17"))]
+def settle(state: GameState, draws: Draws) -> list[Event]:
+    """The automatic step of setup: once everyone has placed, setup ends."""
+    if state.place_order and current_player(state) is None:
+        return [Event("SetupCompleted", {}, ("§15.4",))]
     return []
+
+
+def _name(state: GameState, player_id: int) -> str:
+    try:
+        return state.player(player_id).name
+    except KeyError:
+        return f"player {player_id}"
+
+
+def _by_default(data: dict[str, Any]) -> str:
+    return " (by default: no orders by the deadline)" if data.get("by_default") else ""
+
+
+def _tell_created(state: GameState, event: Event, viewer: str) -> str:
+    d = event.data
+    names = ", ".join(p["name"] + (f" ({p['nation']})" if p["nation"] else "") for p in d["players"])
+    return f"Game {d['game']} created for {names}; seed commitment {d['seed_commitment'][:16]}."
+
+
+def _tell_place_cards(state: GameState, event: Event, viewer: str) -> str:
+    order = ", ".join(f"{i}. {_name(state, pid)}" for i, pid in enumerate(event.data["order"], start=1))
+    return f"Place cards dealt: {order}."
+
+
+RULES = PhaseRules(
+    name=SETUP_PHASE,
+    apply={
+        "GameCreated": apply_game_created,
+        "PlaceCardsDealt": apply_place_cards,
+        "NationChosen": apply_nation_chosen,
+        "StartTokenPlaced": apply_start_token,
+        "SetupCompleted": apply_setup_completed,
+    },
+    decide={ChooseNation: decide_choose_nation, PlaceStartToken: decide_place_start_token},
+    pending=pending,
+    defaults=default_orders,
+    settle=settle,
+    inputs={
+        "NationChosen": lambda s, d: ChooseNation(d["player"], d["nation"]),
+        "StartTokenPlaced": lambda s, d: PlaceStartToken(d["player"], d["area"]),
+    },
+    narrate={
+        "GameCreated": _tell_created,
+        "PlaceCardsDealt": _tell_place_cards,
+        "NationChosen": lambda s, e, v: f"{_name(s, e.data['player'])} chose {e.data['nation']}{_by_default(e.data)}.",
+        "StartTokenPlaced": lambda s, e, v: f"{e.data['nation']} placed its first token in {e.data['area']}{_by_default(e.data)}.",
+        "SetupCompleted": lambda s, e, v: "Setup is complete.",
+    },
+)

@@ -71,8 +71,11 @@ class GameState:
     areas: FrozenMap[str, AreaState] = field(default_factory=FrozenMap)
     turn: int = 0
     phase: str = "setup"
+    step: str = ""
     phase_began: int = 1
     deadline: str | None = None
+    filed: FrozenMap[str, tuple] = field(default_factory=FrozenMap)
+    built_this_turn: tuple[str, ...] = ()
     finished: bool = False
 
     def player(self, player_id: int) -> Player:

@@ -1,0 +1,54 @@
+"""What every phase of the game provides to the engine.
+
+A phase module owns its events (how they fold into state), its commands (how
+orders are decided), who it is waiting for, what a missed deadline decides,
+and what it resolves by itself. The engine only dispatches: to find a rule's
+code, open the module named after the phase.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .draws import Draws
+from .events import Event
+from .prompt import Prompt
+from .state import GameState
+
+Apply = Callable[[GameState, dict[str, Any]], GameState]
+Decide = Callable[[GameState, Any], list[Event]]
+Narrate = Callable[[GameState, Event, str], str | None]
+
+
+def _nothing_pending(state: GameState) -> dict[str, Prompt]:
+    return {}
+
+
+def _no_defaults(state: GameState, prompt: Prompt) -> list[Event]:
+    return []
+
+
+def _nothing_to_settle(state: GameState, draws: Draws) -> list[Event]:
+    return []
+
+
+@dataclass(frozen=True)
+class PhaseRules:
+    """The rules of one phase (or of setup), as the engine sees them.
+
+    ``settle`` returns the next automatic events, or [] while the phase waits
+    for orders; it must eventually return a ``PhaseEnded`` (see `turn`).
+    ``inputs`` names the event types that record an order of this phase, and
+    ``command_for`` turns such an event back into its command for `verify`.
+    """
+
+    name: str
+    apply: Mapping[str, Apply] = field(default_factory=dict)
+    decide: Mapping[type, Decide] = field(default_factory=dict)
+    pending: Callable[[GameState], dict[str, Prompt]] = _nothing_pending
+    defaults: Callable[[GameState, Prompt], list[Event]] = _no_defaults
+    settle: Callable[[GameState, Draws], list[Event]] = _nothing_to_settle
+    inputs: Mapping[str, Callable[[GameState, Mapping[str, Any]], Any]] = field(default_factory=dict)
+    narrate: Mapping[str, Narrate] = field(default_factory=dict)

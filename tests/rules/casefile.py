@@ -1,0 +1,232 @@
+"""Data-driven rules cases: one TOML file per rule clause or printed example.
+
+A case is a position, the orders given, and the expected outcome, with the
+rule reference it checks. Files live in ``tests/rules/cases/<phase>/``; a
+rules expert can read and write them without reading Python. The format:
+
+    title = "..."                 # what the case shows
+    cites = ["seed 003: 1A"]      # the statements or clauses it checks
+    players = 3                   # table size: board, nations allowed, tokens each
+    phase = "tax-collection"      # the phase that begins at this position
+    turn = 1                      # optional
+    options = { }                 # optional game options
+    seed = "case"                 # optional secret seed for draws
+
+    [nations.Egypt]               # every nation in play; omitted fields take defaults
+    stock = 20                    # default: the full allotment minus what the areas hold
+    treasury = 0
+    civ_cards = ["Coinage"]
+    hand = []
+
+    [areas.Thebes]                # only areas that hold something
+    tokens = { Egypt = 3 }
+    city = "Egypt"
+    ships = { Egypt = 1 }
+
+    [[orders]]                    # optional, in sequence
+    nation = "Egypt"              # or moderator = true
+    text = "TAX 3"
+    rejected = "rate"             # optional: the order must be refused, with this in the reason
+
+    [[orders]]
+    deadline = true               # the deadline passes: defaults for everyone still asked
+
+    [expect]
+    phase = "population-expansion"    # optional
+    events = ["TaxCollected"]         # optional: these types appear, in this order, among the events
+    cites = ["D-2"]                   # optional: cited by some event
+    pending = ["egypt"]               # optional: exactly who is asked now
+    [expect.nations.Egypt]            # only the fields given are checked
+    stock = 10
+    [expect.areas.Thebes]             # tokens/city/ships as given; [expect.areas.X] with tokens = {} means empty
+    city = "Egypt"
+
+Only the events up to the end of the case's phase are applied, so a case is
+about its phase alone, whatever the engine would resolve after it.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from pbem.orders import Actor, parse_orders
+from pbem.rules import engine as E
+from pbem.rules.commands import PassDeadline
+from pbem.rules.draws import Draws, commitment
+from pbem.rules.events import Event
+from pbem.rules.frozen import FrozenMap
+from pbem.rules.rejection import Rejection
+from pbem.rules.rulebook import ruleset_of
+from pbem.rules.state import AreaState, GameState, NationState, Player
+
+CASES = Path(__file__).parent / "cases"
+
+
+@dataclass
+class Outcome:
+    state: GameState
+    events: list[Event] = field(default_factory=list)
+    rejections: list[str] = field(default_factory=list)
+
+
+def case_files() -> list[Path]:
+    return sorted(CASES.rglob("*.toml"))
+
+
+def load(path: Path) -> dict[str, Any]:
+    with path.open("rb") as fh:
+        return tomllib.load(fh)
+
+
+def position(case: dict[str, Any]) -> GameState:
+    """The GameState a case describes."""
+    players = int(case.get("players", len(case["nations"])))
+    names = list(case["nations"])
+    player_list = [Player(i + 1, f"player{i + 1}", names[i] if i < len(names) else None) for i in range(players)]
+    state = GameState(
+        game_id="case",
+        version=1,
+        options=FrozenMap({k: str(v) for k, v in case.get("options", {}).items()}),
+        players=tuple(player_list),
+        place_order=tuple(p.id for p in player_list),
+        turn=int(case.get("turn", 1)),
+        phase=case["phase"],
+        step=case.get("step", ""),
+    )
+    for area_name, spec in case.get("areas", {}).items():
+        state = state.with_area(
+            area_name,
+            AreaState(
+                tokens=FrozenMap({k: int(v) for k, v in spec.get("tokens", {}).items()}),
+                city=spec.get("city"),
+                ships=FrozenMap({k: int(v) for k, v in spec.get("ships", {}).items()}),
+            ),
+        )
+    allotment = ruleset_of(state).setup_for(players).tokens_per_player
+    for i, (nation, spec) in enumerate(case["nations"].items()):
+        on_board = state.tokens_on_board(nation)
+        treasury = int(spec.get("treasury", 0))
+        state = state.with_nation(
+            NationState(
+                name=nation,
+                player_id=i + 1,
+                stock=int(spec.get("stock", allotment - on_board - treasury)),
+                treasury=treasury,
+                civ_cards=tuple(spec.get("civ_cards", ())),
+                hand=tuple(spec.get("hand", ())),
+                ast_position=int(spec.get("ast_position", 0)),
+                census=spec.get("census"),
+            )
+        )
+    return replace(state, built_this_turn=tuple(case.get("built_this_turn", ())))
+
+
+def _within_phase(phase: str, events: list[Event]) -> list[Event]:
+    for i, event in enumerate(events):
+        if event.type == "PhaseEnded" and event.data.get("phase") == phase:
+            return events[: i + 1]
+    return events
+
+
+def play(case: dict[str, Any]) -> Outcome:
+    """Set up the position, let the phase run, give the orders; stop at the end of the phase."""
+    phase = case["phase"]
+    draws = Draws(case.get("seed", "case"))
+    state = position(case)
+    out = Outcome(state)
+
+    def take(events: list[Event]) -> None:
+        events = _within_phase(phase, events)
+        out.events.extend(events)
+        out.state = E.fold(out.state, events)
+
+    take(E.resume(state, draws))
+    for order in case.get("orders", []):
+        if out.state.phase != phase or out.state.step == "ended":
+            raise AssertionError(f"order {order} given after the phase ended")
+        if order.get("deadline"):
+            take(E.decide(out.state, PassDeadline(), draws))
+            continue
+        if order.get("moderator"):
+            actor = Actor(moderator=True)
+        else:
+            actor = Actor(player_id=out.state.nations[order["nation"]].player_id)
+        parsed = parse_orders(order["text"], out.state, actor)
+        for line in parsed.lines:
+            if line.error:
+                out.rejections.append(line.error)
+                continue
+            try:
+                take(E.decide(out.state, line.command, draws))
+            except Rejection as exc:
+                out.rejections.append(str(exc))
+    return out
+
+
+def check(case: dict[str, Any], outcome: Outcome) -> list[str]:
+    """Every way the outcome differs from the case's expectations (empty: the case holds)."""
+    problems: list[str] = []
+    expect = case.get("expect", {})
+    state = outcome.state
+    wanted_rejections = [o["rejected"] for o in case.get("orders", []) if "rejected" in o]
+    for wanted in wanted_rejections:
+        if not any(wanted.lower() in r.lower() for r in outcome.rejections):
+            problems.append(f"expected a rejection mentioning {wanted!r}; got {outcome.rejections}")
+    if not wanted_rejections and outcome.rejections:
+        problems.append(f"unexpected rejections: {outcome.rejections}")
+    if "phase" in expect and state.phase != expect["phase"]:
+        problems.append(f"phase: expected {expect['phase']}, got {state.phase}")
+    if "events" in expect:
+        types = iter(e.type for e in outcome.events)
+        if not all(any(t == wanted for t in types) for wanted in expect["events"]):
+            problems.append(f"events: expected {expect['events']} in order, got {[e.type for e in outcome.events]}")
+    cited = {c for e in outcome.events for c in e.cites}
+    for cite in expect.get("cites", []):
+        if cite not in cited:
+            problems.append(f"no event cites {cite!r}; cited: {sorted(cited)}")
+    if "pending" in expect:
+        who = sorted(E.pending(state)) if state.step != "ended" else []
+        if who != sorted(expect["pending"]):
+            problems.append(f"pending: expected {sorted(expect['pending'])}, got {who}")
+    for nation, fields in expect.get("nations", {}).items():
+        n = state.nations[nation]
+        actual = {
+            "stock": n.stock,
+            "treasury": n.treasury,
+            "civ_cards": list(n.civ_cards),
+            "hand": list(n.hand),
+            "hand_count": len(n.hand),
+            "cities_on_board": state.cities_on_board(nation),
+            "tokens_on_board": state.tokens_on_board(nation),
+            "ships": state.ships_on_board(nation),
+            "census": n.census,
+        }
+        for key, value in fields.items():
+            if actual[key] != value:
+                problems.append(f"{nation}.{key}: expected {value!r}, got {actual[key]!r}")
+    for name, fields in expect.get("areas", {}).items():
+        a = state.area(name)
+        actual = {"tokens": dict(a.tokens), "city": a.city, "ships": dict(a.ships)}
+        for key, value in fields.items():
+            if actual[key] != value:
+                problems.append(f"{name}.{key}: expected {value!r}, got {actual[key]!r}")
+    return problems
+
+
+def invariants(case: dict[str, Any], outcome: Outcome) -> list[str]:
+    """DESIGN.md §7: tokens conserved per nation, at most 9 cities and 4 ships each."""
+    problems = []
+    before, after = position(case), outcome.state
+    rules = ruleset_of(after)
+    for nation in after.nations:
+        total = lambda s: s.nations[nation].stock + s.tokens_on_board(nation) + s.nations[nation].treasury  # noqa: E731
+        if total(before) != total(after):
+            problems.append(f"{nation}: tokens not conserved ({total(before)} before, {total(after)} after)")
+        if after.cities_on_board(nation) > rules.cities_per_nation:
+            problems.append(f"{nation}: more than {rules.cities_per_nation} cities")
+        if after.ships_on_board(nation) > rules.ships_per_nation:
+            problems.append(f"{nation}: more than {rules.ships_per_nation} ships")
+    return problems
