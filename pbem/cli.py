@@ -256,6 +256,36 @@ def demo(out: Path, players: int) -> None:
 
 
 @main.command()
+@click.option("--players", default=3, type=int, help="How many bot players (2-8).")
+@click.option("--turns", default=1, type=int, help="How many turns to play at most.")
+@click.option("--seed", default="1", help="The game's secret seed; the bots' choices derive from it too.")
+@click.option("--option", "options", multiple=True, help="KEY=VALUE game option.")
+@click.option("--miss", default=0.1, type=float, help="Chance that a bot misses a deadline (defaults apply).")
+@click.option("--json", "as_json", is_flag=True)
+def simulate(players: int, turns: int, seed: str, options: tuple[str, ...], miss: float, as_json: bool) -> None:
+    """Play a game with bots choosing random legal orders, through the same service layer as email."""
+    from pbem.service.games import GameError
+    from pbem.service.simulate import simulate as run
+
+    opts = dict(item.split("=", 1) for item in options if "=" in item)
+    try:
+        summary = run(players, turns, seed, options=opts, miss=miss)
+    except GameError as exc:
+        _fail(str(exc))
+    if as_json:
+        click.echo(json.dumps(summary.as_json(), indent=2))
+    else:
+        click.echo(
+            f"{summary.game}: {summary.turns_played} turns, {summary.events_appended} events, "
+            f"{summary.orders_sent} orders, {summary.deadlines_missed} missed deadlines, "
+            f"{summary.invariant_checks} invariant checks" + (f"; waiting at {summary.stopped_at}" if summary.stopped_at else "")
+        )
+        for problem in summary.problems:
+            click.echo(f"  PROBLEM: {problem}")
+    sys.exit(1 if summary.problems else 0)
+
+
+@main.command()
 @click.argument("topic", type=click.Choice(["areas", "area", "cards", "card", "calamities", "calamity", "stacks", "stack", "ast"]))
 @click.argument("name", required=False)
 @click.option("--option", "options", multiple=True, help="KEY=VALUE board option (e.g. ruleset-data=PATH).")

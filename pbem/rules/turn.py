@@ -53,8 +53,10 @@ def phase_ended(phase: str, cites: tuple[str, ...] = ()) -> Event:
 
 
 def _apply_began(state: GameState, data: dict[str, Any]) -> GameState:
+    new_turn = data["turn"] != state.turn
     return replace(
         state,
+        built_this_turn=() if new_turn else state.built_this_turn,
         turn=data["turn"],
         phase=data["phase"],
         step="",

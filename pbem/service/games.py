@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import secrets as secrets_module
+from functools import lru_cache
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -100,8 +101,14 @@ def _open(uow: UnitOfWork, game_id: str, now: datetime) -> tuple[Batch, object]:
     return Batch(uow, state, Draws(game.secret_seed), now, chain_head=head), game
 
 
+@lru_cache(maxsize=1)
+def renderer() -> Renderer:
+    """One renderer per process: jinja2 compiles each template once and caches it."""
+    return Renderer()
+
+
 def _letters(uow: UnitOfWork, settings: Settings, game, now: datetime) -> Letters:
-    return Letters(uow, settings, Renderer(), bytes.fromhex(game.reply_secret), now)
+    return Letters(uow, settings, renderer(), bytes.fromhex(game.reply_secret), now)
 
 
 def _deadline_hours(game, settings: Settings) -> int:

@@ -20,7 +20,6 @@ from datetime import datetime
 from sqlalchemy import Engine
 
 from pbem.mail.inbound import InboundMail, MailRejected, parse_message
-from pbem.mail.render import Renderer
 from pbem.mail.tokens import parse_game_address, parse_reply_address
 from pbem.orders import Actor
 from pbem.store.inbox import message_key
@@ -116,9 +115,9 @@ def _handle(uow: UnitOfWork, settings: Settings, row, now: datetime) -> Outcome:
     if player is None:
         secret = _SECRET.search(mail.body or "")
         if secret:
-            matches = [p for p in known.values() if uow.players.verify_secret(p.id, secret.group(1))]
-            if matches:
-                player = matches[0]
+            # The sender's own players first: each check is a deliberately slow scrypt.
+            candidates = by_sender + [p for p in known.values() if p not in by_sender]
+            player = next((p for p in candidates if uow.players.verify_secret(p.id, secret.group(1))), None)
     if player is None:
         recipients = {p.email for p in by_sender}
         reason = "the reply address did not verify" if forged_token else "it was not a reply to a prompt and had no SECRET line"
@@ -155,8 +154,7 @@ def _refuse_unreadable(uow: UnitOfWork, settings: Settings, row, reason: str, no
     sender = (row.envelope_from or "").strip().lower()
     games = {p.game_id for g in uow.games.list() for p in uow.players.by_email(g.game_id, sender)} if sender else set()
     for game_id in sorted(games):
-        game = uow.games.get(game_id)
-        letters = Letters(uow, settings, Renderer(), bytes.fromhex(game.reply_secret), now)
+        letters = _letters(uow, settings, uow.games.get(game_id), now)
         letters.notice(sender, game_id, "Your message could not be read", [reason, "Nothing was changed."], f"garbled:{row.message_id}")
     return Outcome("rejected", reason)
 

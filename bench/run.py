@@ -1,0 +1,133 @@
+"""Benchmarks of the hot paths: inbound mail handling, event appends, replay.
+
+Run: .venv/bin/python bench/run.py [--rounds 5]
+Prints medians over rounds (timings on shared machines are noisy: compare
+ratios and medians, not single numbers). Figures go in docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from dataclasses import replace
+from datetime import datetime, timedelta, timezone
+from email.message import EmailMessage
+from email.utils import make_msgid
+from pathlib import Path
+
+from pbem.mail.tokens import reply_address
+from pbem.rules import engine as E
+from pbem.rules.codec import state_from_json, state_to_json
+from pbem.service.games import NewPlayer, create_game
+from pbem.service.inbound import ingest
+from pbem.service.projector import to_event
+from pbem.service.settings import Settings
+from pbem.store.database import ensure_schema, make_engine
+from pbem.store.events import NewEvent
+from pbem.store.unit_of_work import UnitOfWork
+
+NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+def _fresh(tmp: Path, name: str):
+    url = f"sqlite:///{tmp / (name + '.sqlite')}"
+    db = make_engine(url)
+    ensure_schema(db)
+    return db, replace(Settings(), db_url=url, maildir=tmp / "mail")
+
+
+def bench_append(tmp: Path, n: int) -> float:
+    """Seconds per event appended, one event per transaction (the mail path's shape)."""
+    db, _ = _fresh(tmp, f"append{time.monotonic_ns()}")
+    start = time.perf_counter()
+    for version in range(n):
+        with UnitOfWork(db) as uow:
+            uow.events.append("bench", version, [NewEvent("DeadlineSet", {"due": str(version)}, {"actor": "bench"})])
+    took = (time.perf_counter() - start) / n
+    db.dispose()
+    return took
+
+
+def bench_mail(tmp: Path, n: int, secret: bool = False) -> float:
+    """Seconds per inbound message: parse, authenticate, read orders, acknowledge, commit.
+
+    By default the message is a reply to the player's reply address (HMAC
+    token); with ``secret`` it is a fresh mail with a SECRET line (one scrypt
+    check, slow by design).
+    """
+    db, settings = _fresh(tmp, f"mail{time.monotonic_ns()}")
+    people = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.org"), NewPlayer("Cy", "cy@example.org")]
+    create_game(db, settings, "b1", people, seed="bench", now=NOW)
+    with UnitOfWork(db) as uow:
+        ann = uow.players.by_name("b1", "Ann")
+        uow.players.set_secret(ann.id, "benchsecret")
+        key = bytes.fromhex(uow.games.get("b1").reply_secret)
+    to = f"pbem+b1@{settings.domain}" if secret else reply_address(key, "b1", ann.id, settings.domain)
+    body = "SECRET benchsecret\n" if secret else ""
+    messages = []
+    for i in range(n):
+        mail = EmailMessage()
+        mail["From"] = "Ann <ann@example.org>"
+        mail["To"] = to
+        mail["Subject"] = f"question {i}"
+        mail["Message-ID"] = make_msgid()
+        mail.set_content(body + "HELP CARD Astronomy\n\n-- \nAnn\n")
+        messages.append(mail.as_bytes())
+    start = time.perf_counter()
+    for i, raw in enumerate(messages):
+        outcome = ingest(db, settings, raw, "ann@example.org", [to], NOW + timedelta(seconds=i))
+        assert outcome.status == "done", outcome
+    took = (time.perf_counter() - start) / n
+    db.dispose()
+    return took
+
+
+def bench_replay(tmp: Path, repeats: int) -> tuple[float, float, int]:
+    """Seconds to fold a simulated game's log from zero, and to decode a snapshot of its end."""
+    from pbem.service.simulate import simulate
+
+    url = f"sqlite:///{tmp / f'replay{time.monotonic_ns()}.sqlite'}"
+    simulate(8, 3, "bench-replay", miss=0.2, db_url=url)
+    db = make_engine(url)
+    with UnitOfWork(db) as uow:
+        game = uow.events.all_games()[0]
+        events = [to_event(r) for r in uow.events.read(game)]
+    db.dispose()
+    start = time.perf_counter()
+    for _ in range(repeats):
+        final = E.fold(E.new_game(game), events)
+    fold = (time.perf_counter() - start) / repeats
+    text = state_to_json(final)
+    start = time.perf_counter()
+    for _ in range(repeats):
+        state_from_json(text)
+    decode = (time.perf_counter() - start) / repeats
+    return fold, decode, len(events)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    appends, mails, secret_mails, folds, decodes = [], [], [], [], []
+    n_events = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(args.rounds):
+            appends.append(bench_append(Path(tmp), 200))
+            mails.append(bench_mail(Path(tmp), 50))
+            secret_mails.append(bench_mail(Path(tmp), 20, secret=True))
+            fold, decode, n_events = bench_replay(Path(tmp), 20)
+            folds.append(fold)
+            decodes.append(decode)
+    med = statistics.median
+    print(f"append, one event per transaction (SQLite, WAL, synchronous=FULL): median {med(appends) * 1e3:.2f} ms/event")
+    print(f"inbound reply (token), stored to acknowledged (SQLite): median {med(mails) * 1e3:.1f} ms/message ({1 / med(mails):.0f} messages/s)")
+    print(f"inbound fresh mail with SECRET (one scrypt check): median {med(secret_mails) * 1e3:.1f} ms/message (ratio to a reply {med(secret_mails) / med(mails):.1f})")
+    print(f"replay from zero of a {n_events}-event simulated game: median {med(folds) * 1e3:.2f} ms ({n_events / med(folds):.0f} events/s)")
+    print(f"snapshot decode of the same game's end state: median {med(decodes) * 1e3:.2f} ms (replay/snapshot ratio {med(folds) / med(decodes):.1f})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,34 @@
+"""Facts that hold after every resolved step (DESIGN.md §7), checked in tests and bot games.
+
+A failure names the nation and the numbers, so a broken rule is found from
+the first game that breaks it.
+"""
+
+from __future__ import annotations
+
+from .rulebook import ruleset_of
+from .state import GameState
+
+
+def broken_invariants(state: GameState) -> list[str]:
+    if not state.nations:
+        return []
+    rules = ruleset_of(state)
+    allotment = rules.setup_for(len(state.players)).tokens_per_player
+    problems = []
+    for name, nation in state.nations.items():
+        on_board = state.tokens_on_board(name)
+        if nation.stock < 0 or nation.treasury < 0:
+            problems.append(f"{name}: negative stock ({nation.stock}) or treasury ({nation.treasury})")
+        if nation.stock + on_board + nation.treasury != allotment:
+            problems.append(
+                f"{name}: stock {nation.stock} + board {on_board} + treasury {nation.treasury} != {allotment}"
+            )
+        if state.cities_on_board(name) > rules.cities_per_nation:
+            problems.append(f"{name}: {state.cities_on_board(name)} cities (at most {rules.cities_per_nation})")
+        if state.ships_on_board(name) > rules.ships_per_nation:
+            problems.append(f"{name}: {state.ships_on_board(name)} ships (at most {rules.ships_per_nation})")
+    for area_name, area in state.areas.items():
+        if any(count <= 0 for count in area.tokens.values()):
+            problems.append(f"{area_name}: a nation is listed with no tokens")
+    return problems

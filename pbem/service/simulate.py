@@ -1,0 +1,120 @@
+"""`pbem simulate`: a whole game played by bots through the same service layer as email.
+
+Each bot answers its prompts with a random legal choice from its own seeded
+generator, sometimes misses a deadline (so defaults are exercised), and the
+clock is simulated, so the same seeds give exactly the same game. The
+invariants are checked after every batch.
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from pbem.rules import engine as rules
+from pbem.rules.invariants import broken_invariants
+from pbem.store.database import ensure_schema, make_engine
+from pbem.store.unit_of_work import UnitOfWork
+
+from .bots import bot_orders
+from .games import NewPlayer, create_game, pass_deadlines, submit
+from .projector import load_state
+from .settings import Settings
+
+START = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+@dataclass
+class Summary:
+    game: str
+    turns_played: int = 0
+    winner: str | None = None
+    events_appended: int = 0
+    invariant_checks: int = 0
+    orders_sent: int = 0
+    deadlines_missed: int = 0
+    stopped_at: str = ""
+    problems: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict:
+        return {
+            "game": self.game,
+            "turns_played": self.turns_played,
+            "winner": self.winner,
+            "events_appended": self.events_appended,
+            "invariant_checks": self.invariant_checks,
+            "orders_sent": self.orders_sent,
+            "deadlines_missed": self.deadlines_missed,
+            "stopped_at": self.stopped_at,
+            "problems": self.problems,
+        }
+
+
+def simulate(
+    players: int,
+    turns: int,
+    seed: str,
+    *,
+    options: dict[str, str] | None = None,
+    miss: float = 0.1,
+    db_url: str | None = None,
+    max_steps: int = 5000,
+) -> Summary:
+    """Play up to ``turns`` turns with ``players`` bots; stop early if the game waits on nobody."""
+    with tempfile.TemporaryDirectory() as tmp:
+        url = db_url or f"sqlite:///{Path(tmp) / 'simulate.sqlite'}"
+        db = make_engine(url)
+        ensure_schema(db)
+        settings = replace(Settings(), db_url=url, maildir=Path(tmp) / "mail")
+        try:
+            return _play(db, settings, players, turns, seed, options or {}, miss, max_steps)
+        finally:
+            db.dispose()
+
+
+def _play(db, settings, players, turns, seed, options, miss, max_steps) -> Summary:
+    game_id = "sim-" + "".join(c for c in seed.lower() if c.isalnum())[:20] or "sim"
+    rng = random.Random(f"bots:{seed}")
+    clock = START
+    people = [NewPlayer(f"Bot{i + 1}", f"bot{i + 1}@sim.invalid") for i in range(players)]
+    create_game(db, settings, game_id, people, options=dict(options), seed=seed, now=clock)
+    summary = Summary(game_id)
+
+    def state():
+        with UnitOfWork(db) as uow:
+            return load_state(uow, game_id)
+
+    def check(current) -> None:
+        summary.invariant_checks += 1
+        summary.problems.extend(f"version {current.version}: {p}" for p in broken_invariants(current))
+
+    current = state()
+    check(current)
+    for _ in range(max_steps):
+        if current.finished or current.turn > turns or summary.problems:
+            break
+        asked = rules.pending(current)
+        if not asked:
+            summary.stopped_at = current.phase
+            break
+        clock += timedelta(hours=1)
+        if rng.random() < miss:
+            pass_deadlines(db, settings, now=clock, force_game=game_id)
+            summary.deadlines_missed += 1
+        else:
+            who, prompt = sorted(asked.items())[0]
+            text = bot_orders(prompt, rng)
+            receipt = submit(db, settings, game_id, current.player(prompt.player_id).name, text, now=clock)
+            summary.orders_sent += 1
+            if not receipt.ok:
+                summary.problems.append(f"version {current.version}: a bot's legal choice {text!r} was refused: {receipt.errors}")
+        current = state()
+        check(current)
+    summary.turns_played = max(0, min(current.turn - 1, turns))
+    summary.events_appended = current.version
+    if not summary.stopped_at and current.turn <= turns and not current.finished:
+        summary.stopped_at = current.phase
+    return summary
