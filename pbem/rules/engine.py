@@ -82,13 +82,18 @@ def pending(state: GameState) -> dict[str, Prompt]:
 def _settle(state: GameState, draws: Draws) -> list[Event]:
     """Resolve automatic steps until someone must decide or nothing is left."""
     out: list[Event] = []
+    turns_begun = 0
     for _ in range(100_000):
         if state.step == "ended":
             step = turn.next_phase(state)
+            if step[0].data["turn"] != state.turn:
+                turns_begun += 1
+                if turns_begun > 1:  # a whole turn passed with nobody to ask: wait rather than spin
+                    return out
         elif state.phase in PHASES:
             step = PHASES[state.phase].settle(state, draws)
         else:
-            step = []
+            step = turn.unplayable(state)
         if not step:
             return out
         out.extend(step)

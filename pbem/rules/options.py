@@ -27,6 +27,10 @@ RULES_OPTIONS: dict[str, tuple[str, ...]] = {
     "slave-revolt-recovery": _SEED_OR_1991,
     "variant-small-cities": ("off", "on"),
     "variant-no-trading": ("off", "on"),
+    # Not a rule of the game: what the engine does at a phase it cannot play
+    # yet. `wait` stops there (the honest default); `skip` records the phase
+    # as skipped and goes on, so the playable phases can run turn after turn.
+    "unplayable-phases": ("wait", "skip"),
 }
 
 #: Options whose value is free text checked by a function of its own.

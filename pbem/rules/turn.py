@@ -13,6 +13,7 @@ from typing import Any
 
 from .events import Event
 from .frozen import FrozenMap
+from .options import option
 from .phase import PhaseRules
 from .state import GameState
 
@@ -48,6 +49,16 @@ def next_phase(state: GameState) -> list[Event]:
     return [Event("PhaseBegan", {"turn": turn, "phase": phase}, (clause,))]
 
 
+def unplayable(state: GameState) -> list[Event]:
+    """A phase this engine cannot play: wait there, or skip it when the game's option says so."""
+    if option(state.options, "unplayable-phases") != "skip":
+        return []
+    return [
+        Event("PhaseSkipped", {"phase": state.phase, "reason": "this engine cannot play it yet"}),
+        phase_ended(state.phase),
+    ]
+
+
 def phase_ended(phase: str, cites: tuple[str, ...] = ()) -> Event:
     return Event("PhaseEnded", {"phase": phase}, cites)
 
@@ -78,6 +89,10 @@ def _tell_began(state: GameState, event: Event, viewer: str) -> str:
 
 RULES = PhaseRules(
     name="turn",
-    apply={"PhaseBegan": _apply_began, "PhaseEnded": _apply_ended},
-    narrate={"PhaseBegan": _tell_began, "PhaseEnded": lambda s, e, v: None},
+    apply={"PhaseBegan": _apply_began, "PhaseEnded": _apply_ended, "PhaseSkipped": lambda s, d: s},
+    narrate={
+        "PhaseBegan": _tell_began,
+        "PhaseEnded": lambda s, e, v: None,
+        "PhaseSkipped": lambda s, e, v: f"Phase skipped: {e.data['phase']} ({e.data['reason']}; option unplayable-phases=skip).",
+    },
 )
