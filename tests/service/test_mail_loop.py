@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import smtplib
+from contextlib import asynccontextmanager
 from dataclasses import replace
 from email.message import EmailMessage
 from email.utils import make_msgid
@@ -48,6 +49,18 @@ async def started(db, settings) -> PostOffice:
     return office
 
 
+@asynccontextmanager
+async def game_running(db, settings):
+    """A running server with game g1 created and its first letters delivered."""
+    office = await started(db, settings)
+    try:
+        await asyncio.to_thread(create_game, db, settings, "g1", PLAYERS, seed="s1", now=utc_now())
+        await office.idle()
+        yield office
+    finally:
+        await office.stop()
+
+
 def state_of(db, game="g1"):
     with UnitOfWork(db) as uow:
         return load_state(uow, game)
@@ -68,18 +81,13 @@ def test_setup_is_played_entirely_by_mail(world):
     db, settings = world
 
     async def scenario():
-        office = await started(db, settings)
-        try:
-            await asyncio.to_thread(create_game, db, settings, "g1", PLAYERS, seed="s1", now=utc_now())
-            await office.idle()
+        async with game_running(db, settings) as office:
             for _ in range(3):
                 name = current(db)
                 prompt = latest(settings.maildir, email_of(name), "your orders")
                 reply = reply_to_prompt(prompt, email_of(name), suggested_orders(text_of(prompt)))
                 send(office.port, reply, email_of(name), [str(prompt["Reply-To"])])
                 await office.idle()
-        finally:
-            await office.stop()
 
     run(scenario())
     state = state_of(db)
@@ -98,10 +106,7 @@ def test_duplicate_delivery_appends_nothing_and_is_answered_once(world):
     db, settings = world
 
     async def scenario():
-        office = await started(db, settings)
-        try:
-            await asyncio.to_thread(create_game, db, settings, "g1", PLAYERS, seed="s1", now=utc_now())
-            await office.idle()
+        async with game_running(db, settings) as office:
             name = current(db)
             prompt = latest(settings.maildir, email_of(name), "your orders")
             reply = reply_to_prompt(prompt, email_of(name), "NATION Crete")
@@ -110,8 +115,6 @@ def test_duplicate_delivery_appends_nothing_and_is_answered_once(world):
                 send(office.port, reply, email_of(name), [str(prompt["Reply-To"])])
                 await office.idle()
             return name, version
-        finally:
-            await office.stop()
 
     name, version = run(scenario())
     with UnitOfWork(db) as uow:
@@ -126,10 +129,7 @@ def test_a_forged_sender_changes_nothing_and_only_the_player_hears_of_it(world):
     db, settings = world
 
     async def scenario():
-        office = await started(db, settings)
-        try:
-            await asyncio.to_thread(create_game, db, settings, "g1", PLAYERS, seed="s1", now=utc_now())
-            await office.idle()
+        async with game_running(db, settings) as office:
             name = current(db)
             prompt = latest(settings.maildir, email_of(name), "your orders")
             forged = reply_to_prompt(prompt, "mallory@evil.example", "NATION Crete")
@@ -143,8 +143,6 @@ def test_a_forged_sender_changes_nothing_and_only_the_player_hears_of_it(world):
             send(office.port, forged2, email_of(name), [bad])
             await office.idle()
             return name, version
-        finally:
-            await office.stop()
 
     name, version = run(scenario())
     assert state_of(db).version == version
@@ -160,10 +158,7 @@ def test_a_fresh_mail_with_the_secret_line_is_accepted(world):
     db, settings = world
 
     async def scenario():
-        office = await started(db, settings)
-        try:
-            await asyncio.to_thread(create_game, db, settings, "g1", PLAYERS, seed="s1", now=utc_now())
-            await office.idle()
+        async with game_running(db, settings) as office:
             name = current(db)
             start = text_of(latest(settings.maildir, email_of(name), "new game"))
             secret = next(line.split()[1] for line in start.splitlines() if line.strip().startswith("SECRET"))
@@ -184,8 +179,6 @@ def test_a_fresh_mail_with_the_secret_line_is_accepted(world):
             send(office.port, mail2, email_of(name), [f"pbem+g1@{settings.domain}"])
             await office.idle()
             return name
-        finally:
-            await office.stop()
 
     name = run(scenario())
     state = state_of(db)
@@ -201,17 +194,12 @@ def test_garbled_mail_is_kept_and_answered_only_to_an_address_of_record(world):
     garbage = b"\xff\xfe\x00not a message at all\r\n\r\n\x00\x01"
 
     async def scenario():
-        office = await started(db, settings)
-        try:
-            await asyncio.to_thread(create_game, db, settings, "g1", PLAYERS, seed="s1", now=utc_now())
-            await office.idle()
+        async with game_running(db, settings) as office:
             version = state_of(db).version
             send(office.port, garbage, "ann@example.org", [f"pbem+g1@{settings.domain}"])
             send(office.port, garbage + b"x", "stranger@example.org", [f"pbem+g1@{settings.domain}"])
             await office.idle()
             return version
-        finally:
-            await office.stop()
 
     version = run(scenario())
     assert state_of(db).version == version
@@ -226,10 +214,7 @@ def test_451_when_storing_fails_and_the_retry_is_processed(world, monkeypatch):
     db, settings = world
 
     async def scenario():
-        office = await started(db, settings)
-        try:
-            await asyncio.to_thread(create_game, db, settings, "g1", PLAYERS, seed="s1", now=utc_now())
-            await office.idle()
+        async with game_running(db, settings) as office:
             name = current(db)
             prompt = latest(settings.maildir, email_of(name), "your orders")
             reply = reply_to_prompt(prompt, email_of(name), "NATION Crete")
@@ -245,8 +230,6 @@ def test_451_when_storing_fails_and_the_retry_is_processed(world, monkeypatch):
             monkeypatch.setattr("pbem.service.server.accept", real_accept)
             send(office.port, reply, email_of(name), [str(prompt["Reply-To"])])  # the MTA retries
             await office.idle()
-        finally:
-            await office.stop()
 
     run(scenario())
     assert any(p.nation == "Crete" for p in state_of(db).players)
@@ -256,17 +239,12 @@ def test_a_crash_between_storing_and_processing_loses_nothing(world):
     db, settings = world
 
     async def scenario():
-        office = await started(db, settings)
-        try:
-            await asyncio.to_thread(create_game, db, settings, "g1", PLAYERS, seed="s1", now=utc_now())
-            await office.idle()
+        async with game_running(db, settings) as office:
             name = current(db)
             prompt = latest(settings.maildir, email_of(name), "your orders")
             office._spawn = lambda inbox_id: None  # the process dies right after answering 250
             reply = reply_to_prompt(prompt, email_of(name), "NATION Crete")
             send(office.port, reply, email_of(name), [str(prompt["Reply-To"])])
-        finally:
-            await office.stop()
         assert all(p.nation != "Crete" for p in state_of(db).players)
         restarted = await started(db, settings)  # start-up handles the backlog
         try:
