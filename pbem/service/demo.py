@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import email
+from datetime import timedelta
 import mailbox
 import shutil
 import smtplib
@@ -27,7 +28,9 @@ from pbem.mail.outbound import MaildirDelivery
 from pbem.store.database import ensure_schema, make_engine
 from pbem.store.unit_of_work import UnitOfWork
 
-from .games import NewPlayer, create_game
+from pbem.rules import engine as rules
+
+from .games import NewPlayer, create_game, pass_deadlines
 from .projector import load_state
 from .server import PostOffice, utc_now
 from .settings import Settings
@@ -76,7 +79,24 @@ def _unanswered_prompts(box: mailbox.Maildir, answered: set[str]) -> list[EmailM
     return found
 
 
-async def run_demo(out: Path, players: int = 3, echo: Callable[[str], None] = print) -> int:
+async def _reply_to_new_prompts(office: PostOffice, settings: Settings, people: list[NewPlayer],
+                                 answered: set[str], echo: Callable[[str], None]) -> int:
+    """Each player answers every prompt not yet answered with its ready-to-edit orders, unchanged."""
+    replies = 0
+    for person in people:
+        for prompt in _unanswered_prompts(_inbox(settings.maildir, person.email), answered):
+            answered.add(prompt["Message-ID"])
+            orders = suggested_orders(_text_of(prompt))
+            reply = reply_to_prompt(prompt, person.email, orders)
+            with smtplib.SMTP(settings.listen_host, office.port) as smtp:
+                smtp.send_message(reply)
+            echo(f"  {person.name} replied: {orders.replace(chr(10), ' / ')}")
+            replies += 1
+    return replies
+
+
+async def run_demo(out: Path, players: int = 3, turns: int = 0, echo: Callable[[str], None] = print) -> int:
+    """Play setup (and ``turns`` turns) by mail; 0 when the game got that far."""
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
@@ -93,34 +113,36 @@ async def run_demo(out: Path, players: int = 3, echo: Callable[[str], None] = pr
     await office.start()
     echo(f"pbem demo: SMTP server listening on {settings.listen_host}:{office.port}")
     people = [NewPlayer(name, f"{name.lower()}@players.example") for name in NAMES[:players]]
+    options = {"unplayable-phases": "skip"} if turns else {}
+    clock = utc_now()
     try:
         state = await asyncio.to_thread(
-            create_game, db, settings, "demo", people, options={}, seed="demo-seed", now=utc_now()
+            create_game, db, settings, "demo", people, options=options, seed="demo-seed", now=clock
         )
         echo(f"created game demo for {', '.join(p.name for p in people)}; place cards: "
              + ", ".join(state.player(pid).name for pid in state.place_order))
         await office.idle()
         answered: set[str] = set()
-        for _round in range(4 * players):
-            replies = 0
-            for person in people:
-                for prompt in _unanswered_prompts(_inbox(settings.maildir, person.email), answered):
-                    answered.add(prompt["Message-ID"])
-                    orders = suggested_orders(_text_of(prompt))
-                    reply = reply_to_prompt(prompt, person.email, orders)
-                    with smtplib.SMTP(settings.listen_host, office.port) as smtp:
-                        smtp.send_message(reply)
-                    echo(f"  {person.name} replied: {orders.replace(chr(10), ' / ')}")
-                    replies += 1
+        for _round in range(200):
+            replies = await _reply_to_new_prompts(office, settings, people, answered, echo)
             await office.idle()
-            if not replies:
+            with UnitOfWork(db) as uow:
+                state = load_state(uow, "demo")
+            if state.finished or (state.phase != "setup" and state.turn > turns):
                 break
-        with UnitOfWork(db) as uow:
-            state = load_state(uow, "demo")
+            if not replies:
+                if not rules.pending(state):
+                    break  # the game waits where this engine cannot play on
+                echo(f"  (the deadline passes for {', '.join(rules.pending(state))}: defaults apply)")
+                clock += timedelta(days=3)
+                await asyncio.to_thread(pass_deadlines, db, settings, now=clock, force_game="demo")
+                await office.idle()
         echo(f"game demo is at version {state.version}, turn {state.turn}, phase {state.phase}")
         for player in state.players:
-            where = [a for a, area in state.areas.items() if player.nation in area.tokens]
-            echo(f"  {player.name} plays {player.nation}, first token in {', '.join(where)}")
+            where = [f"{a} ({area.tokens[player.nation]})" for a, area in state.areas.items() if player.nation in area.tokens]
+            cities = [a for a, area in state.areas.items() if area.city == player.nation]
+            echo(f"  {player.name} plays {player.nation}: tokens in {', '.join(where) or 'none'}"
+                 + (f"; cities in {', '.join(cities)}" if cities else ""))
         echo("Each player's mail (Maildir folders; open with mutt -f or any Maildir reader):")
         for person in people:
             box = _inbox(settings.maildir, person.email)
@@ -128,6 +150,7 @@ async def run_demo(out: Path, players: int = 3, echo: Callable[[str], None] = pr
             for key in sorted(box.keys()):
                 parsed = email.message_from_bytes(box.get_bytes(key), policy=default_policy)
                 echo(f"      {parsed['Subject']}")
-        return 0 if state.phase != "setup" else 1
+        reached = state.phase != "setup" and (state.turn > turns or not turns)
+        return 0 if reached else 1
     finally:
         await office.stop()

@@ -127,10 +127,11 @@ def _set_deadline(batch: Batch, game, settings: Settings, before: GameState) -> 
 
 def _announce(batch: Batch, letters: Letters, before: GameState) -> None:
     """Mail the phase report (when a phase ended) and every new prompt."""
-    if before.phase != batch.state.phase:
+    if (before.turn, before.phase) != (batch.state.turn, batch.state.phase):
         start = before.phase_began - 1
         phase_events = [to_event(r) for r in batch.uow.events.read(batch.state.game_id, after=start)]
-        letters.reports(load_state(batch.uow, batch.state.game_id, upto=start), phase_events, batch.state, batch.chain_head)
+        start_state = load_state(batch.uow, batch.state.game_id, upto=start)
+        letters.reports(start_state, phase_events, batch.state, batch.chain_head, since=before)
     letters.new_prompts(rules.pending(before), batch.state, batch.chain_head)
 
 

@@ -120,7 +120,7 @@ class Letters:
                 "player": self._label(player),
                 "situation": list(prompt.situation),
                 "question": prompt.question + f" If no orders arrive in time: {prompt.default}.",
-                "choices": list(prompt.choices),
+                "choices": [choice.replace("\n", " / ") for choice in prompt.choices],
                 "template": prompt.template,
                 "deadline": state.deadline,
                 "help_lines": list(HELP_LINES),
@@ -167,8 +167,13 @@ class Letters:
             in_reply_to=in_reply_to,
         )
 
-    def reports(self, before: GameState, events: Sequence[Event], after: GameState, chain_head: str) -> None:
-        """When a phase ends, every player hears what happened in it, from their own view."""
+    def reports(
+        self, before: GameState, events: Sequence[Event], after: GameState, chain_head: str, since: GameState
+    ) -> None:
+        """When a phase ends, every player hears what happened since it began, from their own view.
+
+        ``before`` is the state the ``events`` start from; ``since`` names the phase the report begins with.
+        """
         for player in after.players:
             viewer = f"player:{player.nation.lower()}" if player.nation else "observer"
             happened = []
@@ -186,12 +191,17 @@ class Letters:
                 for p in after.players
                 if p.nation
             ]
+            span = self._common(since, chain_head)
+            if (since.turn, since.phase) != (after.turn, after.phase):
+                until = PHASE_TITLES.get(after.phase, after.phase)
+                began = f"turn {since.turn}, {span['phase']}" if since.turn else span["phase"]
+                span["phase"] = f"{began} to turn {after.turn}, {until}"
             self._post(
                 "report",
                 after,
                 self._email(after, player),
                 {
-                    **self._common(before, chain_head),
+                    **span,
                     "player": self._label(player),
                     "happened": happened,
                     "position": position,
