@@ -13,7 +13,7 @@ $(BIN)/pbem: pyproject.toml
 install: $(BIN)/pbem
 
 demo: $(BIN)/pbem
-	$(BIN)/pbem demo --out demo-out
+	$(BIN)/pbem demo --out demo-out --turns 2
 
 test: $(BIN)/pbem
 	$(BIN)/pytest -q
