@@ -1,0 +1,69 @@
+"""Orders of phase 5 (seed 001: 5A-5C, §25.3): BUILD, DONE and REDUCE.
+
+``BUILD Thebes, Memphis`` builds two cities; name them all on one line, the
+line is your whole answer. ``BUILD Sais TREASURY 2`` (Architecture) takes 2
+of the city's tokens from treasury; ``TREASURY`` alone takes as many as
+needed. ``DONE`` builds nothing. ``REDUCE Thebes`` reduces that city when
+your cities are not supported.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pbem.rules.cities import AS_NEEDED, BuildCities, FinishOrders, ReduceCity
+from pbem.rules.state import GameState
+
+from .grammar import Actor, LineError, Parser, area, areas, player_of
+
+_TREASURY = re.compile(r"^(?P<place>.*?)\s+(?:treasury|treas|tre|t)\b\s*(?P<n>\d+)?\s*$", re.IGNORECASE)
+
+
+def _build(state: GameState, actor: Actor, rest: str, notes: list[str]) -> BuildCities:
+    builds: list[tuple[str, int]] = []
+    for part in (p.strip() for p in re.split(r"[,;]", rest)):
+        if not part:
+            continue
+        match = _TREASURY.match(part)
+        if match and match.group("place").strip():
+            amount = int(match.group("n")) if match.group("n") else AS_NEEDED
+            builds.append((area(state, match.group("place").strip(), notes), amount))
+        else:
+            builds.extend((a, 0) for a in areas(state, part, notes))
+    if not builds:
+        raise LineError("say where: BUILD <area>, <area> ... (or DONE to build nothing)")
+    return BuildCities(player_of(actor), tuple(builds))
+
+
+def _done(state: GameState, actor: Actor, rest: str, notes: list[str]) -> FinishOrders:
+    if rest:
+        raise LineError("DONE takes nothing after it")
+    return FinishOrders(player_of(actor))
+
+
+def _reduce(state: GameState, actor: Actor, rest: str, notes: list[str]) -> ReduceCity:
+    return ReduceCity(player_of(actor), area(state, rest, notes))
+
+
+def _write_build(command: BuildCities) -> str:
+    parts = []
+    for place, treasury in command.builds:
+        if treasury == AS_NEEDED:
+            parts.append(f"{place} TREASURY")
+        elif treasury:
+            parts.append(f"{place} TREASURY {treasury}")
+        else:
+            parts.append(place)
+    return "BUILD " + ", ".join(parts)
+
+
+VERBS: dict[str, tuple[Parser, str]] = {
+    "BUILD": (_build, "BUILD <area>, <area> [TREASURY <n>] ..."),
+    "DONE": (_done, "DONE"),
+    "REDUCE": (_reduce, "REDUCE <area>"),
+}
+CANONICAL = {
+    BuildCities: _write_build,
+    FinishOrders: lambda c: "DONE",
+    ReduceCity: lambda c: f"REDUCE {c.area}",
+}
