@@ -248,11 +248,12 @@ def serve(ctx: Context, listen: str | None, lmtp: bool, relay: str | None, maild
 @main.command()
 @click.option("--out", default="demo-out", type=click.Path(path_type=Path), help="Folder for the demo's database and mailboxes.")
 @click.option("--players", default=3, type=int)
-def demo(out: Path, players: int) -> None:
-    """Play the setup of a game through real SMTP on loopback and show each player's mail."""
+@click.option("--turns", default=0, type=int, help="Play this many turns after setup (phases the engine cannot play yet are skipped).")
+def demo(out: Path, players: int, turns: int) -> None:
+    """Play a game by mail through real SMTP on loopback and show each player's mail."""
     from pbem.service.demo import run_demo
 
-    sys.exit(asyncio.run(run_demo(out, players, echo=click.echo)))
+    sys.exit(asyncio.run(run_demo(out, players, turns, echo=click.echo)))
 
 
 @main.command()

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from . import setup, tax, turn
+from . import cities, conflict, expansion, movement, setup, tax, turn
 from .commands import Command, PassDeadline, SetDeadline
 from .draws import Draws
 from .events import Event
@@ -26,7 +26,7 @@ ENGINE_VERSION = "0.2.0"
 
 #: Every phase the engine can play, by phase id. A phase of the turn that is
 #: not here is begun and then waits: the engine cannot play it yet.
-PHASES: dict[str, PhaseRules] = {rules.name: rules for rules in (setup.RULES, tax.RULES)}
+PHASES: dict[str, PhaseRules] = {rules.name: rules for rules in (setup.RULES, tax.RULES, expansion.RULES, movement.RULES, conflict.RULES, cities.RULES)}
 _ALL = (*PHASES.values(), turn.RULES)
 
 

@@ -76,6 +76,9 @@ class GameState:
     deadline: str | None = None
     filed: FrozenMap[str, tuple] = field(default_factory=FrozenMap)
     built_this_turn: tuple[str, ...] = ()
+    #: Areas where a city changed owner this turn other than by being built (tax revolt,
+    #: Treachery, Civil War, Monotheism): D-6 `1991` lets these be reduced with the new ones.
+    gained_this_turn: tuple[str, ...] = ()
     finished: bool = False
 
     def player(self, player_id: int) -> Player:

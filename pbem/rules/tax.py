@@ -70,7 +70,8 @@ def apply_collected(state: GameState, data: dict[str, Any]) -> GameState:
 def apply_revolted(state: GameState, data: dict[str, Any]) -> GameState:
     for area in data["areas"]:
         state = state.with_area(area, replace(state.area(area), city=data["beneficiary"]))
-    return _count_off(state, data["victim"], len(data["areas"]))
+    gained = state.gained_this_turn + tuple(a for a in data["areas"] if a not in state.gained_this_turn)
+    return _count_off(replace(state, gained_this_turn=gained), data["victim"], len(data["areas"]))
 
 
 def apply_eliminated(state: GameState, data: dict[str, Any]) -> GameState:

@@ -68,6 +68,7 @@ def _apply_began(state: GameState, data: dict[str, Any]) -> GameState:
     return replace(
         state,
         built_this_turn=() if new_turn else state.built_this_turn,
+        gained_this_turn=() if new_turn else state.gained_this_turn,
         turn=data["turn"],
         phase=data["phase"],
         step="",

@@ -11,6 +11,8 @@ rules expert can read and write them without reading Python. The format:
     turn = 1                      # optional
     options = { }                 # optional game options
     seed = "case"                 # optional secret seed for draws
+    built_this_turn = ["Thebes"]  # optional: areas where a city was built this turn
+    gained_this_turn = ["Sais"]   # optional: areas whose city changed owner this turn otherwise (D-6)
 
     [nations.Egypt]               # every nation in play; omitted fields take defaults
     stock = 20                    # default: the full allotment minus what the areas hold
@@ -55,7 +57,7 @@ from typing import Any
 from pbem.orders import Actor, parse_orders
 from pbem.rules import engine as E
 from pbem.rules.commands import PassDeadline
-from pbem.rules.draws import Draws, commitment
+from pbem.rules.draws import Draws
 from pbem.rules.events import Event
 from pbem.rules.frozen import FrozenMap
 from pbem.rules.rejection import Rejection
@@ -121,7 +123,11 @@ def position(case: dict[str, Any]) -> GameState:
                 census=spec.get("census"),
             )
         )
-    return replace(state, built_this_turn=tuple(case.get("built_this_turn", ())))
+    return replace(
+        state,
+        built_this_turn=tuple(case.get("built_this_turn", ())),
+        gained_this_turn=tuple(case.get("gained_this_turn", ())),
+    )
 
 
 def _within_phase(phase: str, events: list[Event]) -> list[Event]:

@@ -12,13 +12,15 @@ from pbem.rules import engine as E
 from pbem.rules.codec import state_from_json, state_to_json
 from pbem.rules.commands import PassDeadline
 from pbem.rules.draws import Draws, commitment
+from pbem.rules.invariants import broken_invariants
+from pbem.rules.ranking import in_ast_order
 from pbem.service.bots import bot_orders
 
 NAMES = ["Ann", "Ben", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"]
 
 
 def bot_game(players: int, seed: str, bot_seed: int, miss: float) -> list:
-    """Every event of a bot-played setup; some deadlines are missed on purpose."""
+    """Every event of a bot-played game, as far as the engine plays; some deadlines are missed on purpose."""
     rng = random.Random(bot_seed)
     draws = Draws(seed)
     events = E.create("g", [(i + 1, NAMES[i], None) for i in range(players)], {}, commitment(seed), draws)
@@ -28,8 +30,13 @@ def bot_game(players: int, seed: str, bot_seed: int, miss: float) -> list:
         if rng.random() < miss:
             batch = E.decide(state, PassDeadline(), draws)
         else:
-            (line,) = parse_orders(bot_orders(prompt, rng), state, Actor(player_id=prompt.player_id)).lines
-            batch = E.decide(state, line.command, draws)
+            batch = []
+            after = state
+            for line in parse_orders(bot_orders(prompt, rng), state, Actor(player_id=prompt.player_id)).lines:
+                assert line.command is not None, line.error  # a prompt's choice is always a valid order
+                step = E.decide(after, line.command, draws)
+                batch += step
+                after = E.fold(after, step)
         events += batch
         state = E.fold(state, batch)
     return events
@@ -53,11 +60,20 @@ def test_replay_from_zero_snapshot_and_incrementally_agree(players, seed, bot_se
     snapshot = state_from_json(state_to_json(incremental[k]))
     assert snapshot == incremental[k]
     assert E.fold(snapshot, events[k:]) == from_zero == incremental[-1]
-    assert from_zero.phase == "tax-collection" and from_zero.version == len(events)
-    # invariant: each nation placed exactly one token, and stock + board is its full allotment
-    for name, nation in from_zero.nations.items():
-        assert from_zero.tokens_on_board(name) == 1
-        assert nation.stock + from_zero.tokens_on_board(name) + nation.treasury in (47, 55)
+    assert from_zero.version == len(events)
+    # the bots play on until the engine waits at a phase it cannot play yet
+    assert E.pending(from_zero) == {} and from_zero.phase not in E.PHASES
+    assert broken_invariants(from_zero) == []
+    # turn 1 up to the census: tax skipped (no city), each lone start token grew by one (§20),
+    # census ties broken by A.S.T.-ranking (R-2.1); stock + board + treasury is the full allotment
+    census = next(i for i, e in enumerate(events) if e.type == "CensusTaken")
+    counted = E.fold(E.new_game("g"), events[: census + 1])
+    assert counted.turn == 1 and counted.phase == "population-expansion"
+    for name, nation in counted.nations.items():
+        assert counted.tokens_on_board(name) == 2
+        assert nation.stock + counted.tokens_on_board(name) + nation.treasury in (47, 55)
+    ranked = sorted(counted.nations, key=lambda n: counted.nations[n].census)
+    assert ranked == in_ast_order(counted, counted.nations)
 
 
 def test_same_seeds_same_game():

@@ -93,8 +93,14 @@ def test_assigned_nations_skip_the_choice():
         assert prompt.step == "place-start-token" and prompt.player_id == pid
         area = prompt.choices[0].split(" ", 1)[1]
         state = step(state, draws, PlaceStartToken(pid, area))
-    assert state.phase == "tax-collection" and state.turn == 1
-    assert E.pending(state) == {}
+    # Turn 1 then plays by itself: tax is skipped (no city, R-2.5), every lone start token
+    # grows by one (§20) and the census ranks the ties by A.S.T. order; the game
+    # waits in movement, where only players with a choice are asked.
+    assert state.phase == "movement" and state.turn == 1
+    assert all(p.step != "place-start-token" for p in E.pending(state).values())
+    assert {n: state.tokens_on_board(n) for n in state.nations} == {"Africa": 2, "Italy": 2, "Crete": 2}
+    assert {n: v.census for n, v in state.nations.items()} == {"Africa": 1, "Italy": 2, "Crete": 3}
+    assert all(v.stock == 47 - 2 for v in state.nations.values())
 
 
 def test_deadline_applies_the_documented_defaults():

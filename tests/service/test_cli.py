@@ -64,7 +64,7 @@ def test_submit_state_log_and_verify_through_setup(game):
     db_url, cwd = game
     for _ in range(5):
         view = setup_turns(db_url, cwd)
-        if not view["pending"]:
+        if view["phase"] != "setup":
             break
         (who, asked), = view["pending"].items()
         orders = {"choose-nation": "nation crete\nplace knossos", "place-start-token": "PLACE Scythia"}[asked["step"]]
@@ -75,8 +75,9 @@ def test_submit_state_log_and_verify_through_setup(game):
         assert "accepted: " in out(result)
     view = setup_turns(db_url, cwd)
     assert view["phase"] != "setup" and view["turn"] == 1
-    assert view["nations"]["thrace"]["tokens_on_board"] == 1
-    assert view["areas"]["Scythia"]["tokens"] == {"Thrace": 1}
+    # one start token, then population expansion of turn 1 adds one (§20)
+    assert view["nations"]["thrace"]["tokens_on_board"] == 2
+    assert view["areas"]["Scythia"]["tokens"] == {"Thrace": 2}
     assert "hand" not in view["nations"]["thrace"]  # an observer sees no hands
     mine = json.loads(pbem(db_url, "state", "g1", "--as", "thrace", "--json", cwd=cwd).stdout)
     assert mine["nations"]["thrace"]["hand"] == []

@@ -97,7 +97,7 @@ def test_setup_is_played_entirely_by_mail(world):
         got = subjects(settings.maildir, p.email)
         assert got[0] == "[g1] A new game of Advanced Civilization"
         assert "[g1] Orders received" in got
-        assert got[-1] == "[g1] Report: Nations and start areas"
+        assert any(s.startswith("[g1] Report: Nations and start areas") for s in got)
         report = text_of(latest(settings.maildir, p.email, "Report"))
         assert report.count("placed its first token") == 3  # the whole phase, not only the last batch
 

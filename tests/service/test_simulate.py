@@ -19,18 +19,19 @@ def run_cli(*args: str) -> dict:
 
 
 def test_same_seed_same_game_through_the_cli():
-    first = run_cli("--players", "4", "--turns", "2", "--seed", "s1")
-    again = run_cli("--players", "4", "--turns", "2", "--seed", "s1")
+    first = run_cli("--players", "4", "--turns", "2", "--seed", "s1", "--option", "unplayable-phases=skip")
+    again = run_cli("--players", "4", "--turns", "2", "--seed", "s1", "--option", "unplayable-phases=skip")
     assert first == again
     assert set(first) >= {"game", "turns_played", "winner", "events_appended", "invariant_checks"}
     assert first["problems"] == [] and first["invariant_checks"] > 1
-    other = run_cli("--players", "4", "--turns", "2", "--seed", "s2")
+    assert first["turns_played"] == 2
+    other = run_cli("--players", "4", "--turns", "2", "--seed", "s2", "--option", "unplayable-phases=skip")
     assert other != first
 
 
 @pytest.mark.parametrize("players", range(2, 9))
 @pytest.mark.parametrize("seed", ["a", "b", "c"])
 def test_bot_games_keep_every_invariant(players, seed):
-    summary = simulate(players, 3, f"{seed}{players}", miss=0.25)
+    summary = simulate(players, 3, f"{seed}{players}", options={"unplayable-phases": "skip"}, miss=0.25)
     assert summary.problems == []
-    assert summary.events_appended > players
+    assert summary.turns_played == 3
