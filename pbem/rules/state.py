@@ -79,6 +79,12 @@ class GameState:
     #: Areas where a city changed owner this turn other than by being built (tax revolt,
     #: Treachery, Civil War, Monotheism): D-6 `1991` lets these be reduced with the new ones.
     gained_this_turn: tuple[str, ...] = ()
+    #: The nine trade-card stacks (§8.1, §15.2), keyed by stack number; each a
+    #: tuple of card names, the top card first.
+    stacks: FrozenMap[int, tuple[str, ...]] = field(default_factory=FrozenMap)
+    #: Cards returned this turn (spent, discarded, resolved calamities), by stack
+    #: number, waiting to go under their stacks at 13b (§29.7, §31.8).
+    returned: FrozenMap[int, tuple[str, ...]] = field(default_factory=FrozenMap)
     finished: bool = False
 
     def player(self, player_id: int) -> Player:

@@ -25,6 +25,11 @@ rules expert can read and write them without reading Python. The format:
     city = "Egypt"
     ships = { Egypt = 1 }
 
+    [stacks]                      # optional: trade-card stacks by number, top card first
+    "1" = ["Ochre", "Hides"]
+    [returned]                    # optional: cards waiting to go under their stacks at 13b
+    "2" = ["Iron"]
+
     [[orders]]                    # optional, in sequence
     nation = "Egypt"              # or moderator = true
     text = "TAX 3"
@@ -38,6 +43,9 @@ rules expert can read and write them without reading Python. The format:
     events = ["TaxCollected"]         # optional: these types appear, in this order, among the events
     cites = ["D-2"]                   # optional: cited by some event
     pending = ["egypt"]               # optional: exactly who is asked now
+    finished = false                  # optional: whether the game is over
+    [expect.stacks]                   # optional: "1" = [...] the whole stack, top first
+    [expect.returned]                 # optional: likewise for returned cards
     [expect.nations.Egypt]            # only the fields given are checked
     stock = 10
     [expect.areas.Thebes]             # tokens/city/ships as given; [expect.areas.X] with tokens = {} means empty
@@ -125,9 +133,15 @@ def position(case: dict[str, Any]) -> GameState:
         )
     return replace(
         state,
+        stacks=_stacks(case.get("stacks", {})),
+        returned=_stacks(case.get("returned", {})),
         built_this_turn=tuple(case.get("built_this_turn", ())),
         gained_this_turn=tuple(case.get("gained_this_turn", ())),
     )
+
+
+def _stacks(spec: dict[str, list[str]]) -> FrozenMap[int, tuple[str, ...]]:
+    return FrozenMap({int(k): tuple(v) for k, v in spec.items()})
 
 
 def _within_phase(phase: str, events: list[Event]) -> list[Event]:
@@ -213,6 +227,16 @@ def check(case: dict[str, Any], outcome: Outcome) -> list[str]:
         for key, value in fields.items():
             if actual[key] != value:
                 problems.append(f"{nation}.{key}: expected {value!r}, got {actual[key]!r}")
+    for number, cards in expect.get("stacks", {}).items():
+        actual_cards = list(state.stacks.get(int(number), ()))
+        if actual_cards != cards:
+            problems.append(f"stack {number}: expected {cards}, got {actual_cards}")
+    for number, cards in expect.get("returned", {}).items():
+        actual_cards = list(state.returned.get(int(number), ()))
+        if actual_cards != cards:
+            problems.append(f"returned to stack {number}: expected {cards}, got {actual_cards}")
+    if "finished" in expect and state.finished != expect["finished"]:
+        problems.append(f"finished: expected {expect['finished']}, got {state.finished}")
     for name, fields in expect.get("areas", {}).items():
         a = state.area(name)
         actual = {"tokens": dict(a.tokens), "city": a.city, "ships": dict(a.ships)}
