@@ -85,6 +85,10 @@ class GameState:
     #: Cards returned this turn (spent, discarded, resolved calamities), by stack
     #: number, waiting to go under their stacks at 13b (§29.7, §31.8).
     returned: FrozenMap[int, tuple[str, ...]] = field(default_factory=FrozenMap)
+    #: Tradable calamities that changed hands in this turn's trade, as
+    #: (receiver, calamity, giver): phase 7 records them, phases 8-9 read them
+    #: (an untraded tradable calamity hits its holder; Treachery favours the giver).
+    calamity_givers: tuple[tuple[str, str, str], ...] = ()
     finished: bool = False
 
     def player(self, player_id: int) -> Player:

@@ -69,6 +69,7 @@ def _apply_began(state: GameState, data: dict[str, Any]) -> GameState:
         state,
         built_this_turn=() if new_turn else state.built_this_turn,
         gained_this_turn=() if new_turn else state.gained_this_turn,
+        calamity_givers=() if new_turn else state.calamity_givers,
         turn=data["turn"],
         phase=data["phase"],
         step="",
