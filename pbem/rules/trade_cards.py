@@ -1,0 +1,402 @@
+"""Trade-card stacks: set-up (§15.2), phase 6 acquisition (§27) and 13b restacking.
+
+Phase 6 (seed 001: 6, 6A; Q-S3): before the first draw of the game the nine
+stacks are set up from the ruleset data (§15.2). Then, fewest cities first and
+ties by A.S.T.-ranking, each player with N cities on the board draws the top
+card of each of stacks 1..N (an empty stack is skipped, §27.1-27.21), and
+straight after his own draw may buy any number of cards from the purchase
+stack (9) at ``gold_ivory_price`` treasury each, with or without cities
+(§27.51; the tokens go to stock). Non-tradable calamities drawn are simply
+held (§27.4). Card names are secret: only the owner, the moderator and the
+auditor see them; the others see how many.
+
+`restack` is the 13b step (R-2.4, D-22, §29.7, §31.8), called by the
+A.S.T.-alteration phase: every card returned this turn goes under its stack,
+the tradable cards shuffled per stack, then the non-tradable calamity at the
+very bottom.
+
+Under ``variant-no-trading=on`` none of this applies (NT-1): the phase is
+begun and waits, as the engine cannot play the money-card piles yet.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .draws import Draws
+from .events import Event
+from .frozen import FrozenMap
+from .options import option
+from .phase import PhaseRules
+from .prompt import Prompt
+from .ranking import ast_rank
+from .rejection import Rejection
+from .rulebook import ruleset_of
+from .ruleset import Ruleset
+from .state import GameState
+from .turn import phase_ended, unplayable
+
+PHASE = "trade-card-acquisition"
+#: Most BUY lines a prompt lists (0..9, then the maximum when it is larger).
+MAX_BUY_CHOICES = 10
+
+
+@dataclass(frozen=True)
+class BuyTradeCards:
+    """6b: buy ``count`` cards from the purchase stack (§27.51); 0 buys none."""
+
+    player_id: int
+    count: int
+
+
+# -- stacks -------------------------------------------------------------------------
+
+
+def _stacks_data(stacks: FrozenMap[int, tuple[str, ...]] | dict[int, Any]) -> dict[str, list[str]]:
+    return {str(n): list(cards) for n, cards in sorted(stacks.items())}
+
+
+def _stacks_from(data: dict[str, Any]) -> dict[int, tuple[str, ...]]:
+    return {int(n): tuple(cards) for n, cards in data.items()}
+
+
+def full_deck(ruleset: Ruleset) -> Counter[str]:
+    """Every trade card of the game by name (fact sheet §4: 126 cards)."""
+    deck: Counter[str] = Counter()
+    for stack in ruleset.stacks:
+        deck.update({c.name: c.copies for c in stack.commodities})
+        deck.update(c for c in (stack.non_tradable_calamity, stack.tradable_calamity) if c)
+    return deck
+
+
+def cards_not_conserved(state: GameState) -> list[str]:
+    """Once the stacks are set up from the data, every card is in a stack, a hand or waiting for 13b.
+
+    Meant for whole games (bot games, replays); hand-made test positions with a
+    few cards in the stacks do not hold the whole deck.
+    """
+    if not state.stacks:
+        return []
+    seen: Counter[str] = Counter()
+    for cards in (*state.stacks.values(), *state.returned.values(), *(n.hand for n in state.nations.values())):
+        seen.update(cards)
+    deck = full_deck(ruleset_of(state))
+    if seen == deck:
+        return []
+    return [f"trade cards not conserved: missing {dict(deck - seen)}, extra {dict(seen - deck)}"]
+
+
+def set_up_stacks(state: GameState, draws: Draws) -> Event:
+    """The §15.2 set-up (fact sheet §1.2 steps 1-3), recorded so it can be audited after the seed reveal.
+
+    Each stack's commodities are shuffled; from stacks 2-9 as many commodities as
+    there are players are set aside, the tradable calamity is shuffled into the
+    rest, the set-aside cards go back on top, and the non-tradable calamity goes
+    to the bottom. Stack 1 has no calamity.
+    """
+    players = len(state.players) or len(state.nations)
+    stacks: dict[int, list[str]] = {}
+    for stack in ruleset_of(state).stacks:
+        cards = [c.name for c in stack.commodities for _ in range(c.copies)]
+        cards = draws.shuffle(cards, f"{state.version}:stack-setup:{stack.number}")
+        if stack.tradable_calamity or stack.non_tradable_calamity:
+            top, rest = cards[:players], cards[players:]
+            if stack.tradable_calamity:
+                rest = draws.shuffle(rest + [stack.tradable_calamity], f"{state.version}:stack-setup:{stack.number}:calamity")
+            cards = top + rest
+            if stack.non_tradable_calamity:
+                cards.append(stack.non_tradable_calamity)
+        stacks[stack.number] = cards
+    cites = ("seed 001: 6 [IMPORTANT]", "§15.2")
+    return Event("StacksSetUp", {"players": players, "stacks": _stacks_data(stacks)}, cites)
+
+
+def apply_stacks_set_up(state: GameState, data: dict[str, Any]) -> GameState:
+    return replace(state, stacks=FrozenMap(_stacks_from(data["stacks"])))
+
+
+def restack(state: GameState, draws: Draws) -> list[Event]:
+    """13b: put every returned card under its stack (R-2.4, D-22, §29.7, §31.8).
+
+    Per stack, the returned commodities and tradable calamities are shuffled and
+    put under the stack, then the stack's non-tradable calamity (if it was
+    returned) at the very bottom. Returns [] when nothing was returned.
+    """
+    if not any(state.returned.values()):
+        return []
+    ruleset = ruleset_of(state)
+    result: dict[int, tuple[str, ...]] = {}
+    returned: dict[str, list[str]] = {}
+    for number, cards in sorted(state.returned.items()):
+        if not cards:
+            continue
+        non_tradable = ruleset.stacks[number - 1].non_tradable_calamity if 0 < number <= len(ruleset.stacks) else None
+        bottom = [c for c in cards if c == non_tradable]
+        tradable = draws.shuffle([c for c in cards if c != non_tradable], f"{state.version}:restack:{number}")
+        result[number] = tuple(state.stacks.get(number, ())) + tuple(tradable) + tuple(bottom)
+        returned[str(number)] = list(cards)
+    data = {"returned": returned, "stacks": _stacks_data(result)}
+    return [Event("CardsRestacked", data, ("R-2.4", "D-22", "§29.7", "§31.8"))]
+
+
+def apply_restacked(state: GameState, data: dict[str, Any]) -> GameState:
+    stacks = state.stacks
+    for number, cards in _stacks_from(data["stacks"]).items():
+        stacks = stacks.set(number, cards)
+    return replace(state, stacks=stacks, returned=FrozenMap())
+
+
+# -- order of play -----------------------------------------------------------------
+
+
+def draw_order(state: GameState) -> list[str]:
+    """Fewest cities on the board first, ties by A.S.T.-ranking (seed 001: 6A, Q-S3)."""
+    return sorted(state.nations, key=lambda n: (state.cities_on_board(n), ast_rank(state, n)))
+
+
+def _filed(state: GameState, key: str) -> tuple[str, ...]:
+    return tuple(state.filed.get(key, ()))
+
+
+def _purchase_stack(state: GameState) -> tuple[str, ...]:
+    return tuple(state.stacks.get(ruleset_of(state).purchase_stack, ()))
+
+
+def most_affordable(state: GameState, nation: str) -> int:
+    """How many cards ``nation`` could buy now: by treasury and by cards left in the purchase stack."""
+    price = ruleset_of(state).gold_ivory_price
+    return min(state.nations[nation].treasury // price, len(_purchase_stack(state)))
+
+
+def _must_draw(state: GameState, nation: str) -> bool:
+    return state.cities_on_board(nation) > 0 and nation not in _filed(state, "drawn")
+
+
+def _may_buy(state: GameState, nation: str) -> bool:
+    return nation not in _filed(state, "bought") and most_affordable(state, nation) > 0
+
+
+def current(state: GameState) -> str | None:
+    """The nation whose draw or purchase is next, or None when everybody is done."""
+    if state.phase != PHASE or state.step != "draw":
+        return None
+    for nation in draw_order(state):
+        if _must_draw(state, nation) or _may_buy(state, nation):
+            return nation
+    return None
+
+
+# -- folding -----------------------------------------------------------------------
+
+
+def _take_top(state: GameState, number: int, count: int) -> tuple[GameState, tuple[str, ...]]:
+    cards = tuple(state.stacks.get(number, ()))
+    return replace(state, stacks=state.stacks.set(number, cards[count:])), cards[:count]
+
+
+def apply_drawing_begun(state: GameState, data: dict[str, Any]) -> GameState:
+    return replace(state, step="draw")
+
+
+def apply_drawn(state: GameState, data: dict[str, Any]) -> GameState:
+    nation = data["nation"]
+    for number in data["stacks"]:
+        state, _ = _take_top(state, int(number), 1)
+    n = state.nations[nation]
+    state = state.with_nation(replace(n, hand=n.hand + tuple(data["cards"])))
+    return replace(state, filed=state.filed.set("drawn", _filed(state, "drawn") + (nation,)))
+
+
+def apply_bought(state: GameState, data: dict[str, Any]) -> GameState:
+    nation = data["nation"]
+    state, _ = _take_top(state, ruleset_of(state).purchase_stack, data["count"])
+    n = state.nations[nation]
+    state = state.with_nation(
+        replace(n, hand=n.hand + tuple(data["cards"]), treasury=n.treasury - data["paid"], stock=n.stock + data["paid"])
+    )
+    return replace(state, filed=state.filed.set("bought", _filed(state, "bought") + (nation,)))
+
+
+# -- who acts ----------------------------------------------------------------------
+
+
+def _buy_choices(most: int) -> tuple[str, ...]:
+    counts = list(range(min(most, MAX_BUY_CHOICES - 1) + 1))
+    if most > counts[-1]:
+        counts.append(most)
+    return tuple(f"BUY {c}" for c in counts)
+
+
+def _buy_prompt(state: GameState, nation: str) -> Prompt:
+    ruleset = ruleset_of(state)
+    n = state.nations[nation]
+    most = most_affordable(state, nation)
+    price, number = ruleset.gold_ivory_price, ruleset.purchase_stack
+    hand = ", ".join(sorted(n.hand)) or "none"
+    return Prompt(
+        who=nation.lower(),
+        player_id=n.player_id,
+        step="buy-trade-cards",
+        question=(
+            f"You may buy cards from stack {number} at {price} treasury each, taken from the top; "
+            f"you can afford up to {most}. How many do you buy?"
+        ),
+        choices=_buy_choices(most),
+        template="BUY 0",
+        default="BUY 0 (buy nothing)",
+        situation=(
+            f"Treasury {n.treasury}, stock {n.stock}, cities on the board {state.cities_on_board(nation)}.",
+            f"Your trade cards: {hand}.",
+            f"Cards left in stack {number}: {len(_purchase_stack(state))}.",
+        ),
+        cites=("§27.51", "Q-S3"),
+    )
+
+
+def pending(state: GameState) -> dict[str, Prompt]:
+    nation = current(state)
+    if nation is None or _must_draw(state, nation):
+        return {}
+    prompt = _buy_prompt(state, nation)
+    return {prompt.who: prompt}
+
+
+# -- deciding ----------------------------------------------------------------------
+
+
+def _nation_of(state: GameState, player_id: int) -> str:
+    for name, n in state.nations.items():
+        if n.player_id == player_id:
+            return name
+    raise Rejection("you have no nation in this game")
+
+
+def decide_buy(state: GameState, command: BuyTradeCards, by_default: bool = False) -> list[Event]:
+    if state.phase != PHASE:
+        raise Rejection("cards are bought from stack 9 only in phase 6, straight after your own draw", "§27.51")
+    nation = _nation_of(state, command.player_id)
+    who = current(state)
+    if who != nation or _must_draw(state, nation):
+        waiting = f"; it is {who}'s turn to draw or buy" if who else ""
+        raise Rejection(f"you may buy only straight after your own draw{waiting}", "§27.51")
+    ruleset = ruleset_of(state)
+    most = most_affordable(state, nation)
+    if command.count < 0 or command.count > most:
+        raise Rejection(
+            f"you can buy at most {most} (treasury {state.nations[nation].treasury}, {ruleset.gold_ivory_price} each; "
+            f"{len(_purchase_stack(state))} cards left in stack {ruleset.purchase_stack})",
+            "§27.51",
+        )
+    paid = command.count * ruleset.gold_ivory_price
+    data: dict[str, Any] = {
+        "nation": nation,
+        "count": command.count,
+        "cards": list(_purchase_stack(state)[: command.count]),
+        "paid": paid,
+    }
+    if by_default:
+        data["by_default"] = True
+    return [Event("TradeCardsBought", data, ("seed 001: 6", "§27.51"))]
+
+
+def defaults(state: GameState, prompt: Prompt) -> list[Event]:
+    return decide_buy(state, BuyTradeCards(prompt.player_id, 0), True)
+
+
+# -- resolving ---------------------------------------------------------------------
+
+
+def _draw(state: GameState, nation: str) -> Event:
+    cities = state.cities_on_board(nation)
+    numbers = [n for n in range(1, min(cities, len(ruleset_of(state).stacks)) + 1) if state.stacks.get(n)]
+    cards = [state.stacks[n][0] for n in numbers]
+    skipped = [n for n in range(1, min(cities, len(ruleset_of(state).stacks)) + 1) if n not in numbers]
+    data = {"nation": nation, "cities": cities, "stacks": numbers, "cards": cards, "skipped": skipped}
+    return Event("TradeCardsDrawn", data, ("seed 001: 6A", "Q-S3", "§27.1", "§27.4"))
+
+
+def settle(state: GameState, draws: Draws) -> list[Event]:
+    if state.step == "":
+        if option(state.options, "variant-no-trading") == "on":
+            return unplayable(state)  # NT-1: the money-card piles are not played by this engine yet
+        if not state.stacks:
+            return [set_up_stacks(state, draws)]
+        order = draw_order(state)
+        return [Event("TradeCardDrawBegan", {"order": order}, ("seed 001: 6A", "Q-S3"))]
+    if state.step == "draw":
+        nation = current(state)
+        if nation is None:
+            return [phase_ended(PHASE, ("seed 001: 6",))]
+        if _must_draw(state, nation):
+            return [_draw(state, nation)]
+        return []
+    return []
+
+
+# -- telling -----------------------------------------------------------------------
+
+
+def sees_cards(viewer: str, nation: str) -> bool:
+    return viewer in ("moderator", "auditor") or viewer == f"player:{nation.lower()}"
+
+
+def _plural(count: int) -> str:
+    return f"{count} trade card" + ("" if count == 1 else "s")
+
+
+def _tell_set_up(state: GameState, event: Event, viewer: str) -> str:
+    sizes = ", ".join(f"{n}: {len(c)}" for n, c in sorted(_stacks_from(event.data["stacks"]).items()))
+    return f"The trade-card stacks were shuffled and set up (cards per stack {sizes})."
+
+
+def _tell_drawn(state: GameState, event: Event, viewer: str) -> str:
+    d = event.data
+    text = f"{d['nation']} drew {_plural(len(d['cards']))}"
+    if d["cards"] and sees_cards(viewer, d["nation"]):
+        text += f" ({', '.join(d['cards'])})"
+    if d["skipped"]:
+        text += f"; empty stacks skipped: {', '.join(str(n) for n in d['skipped'])}"
+    return text + "."
+
+
+def _tell_bought(state: GameState, event: Event, viewer: str) -> str:
+    d = event.data
+    if not d["count"]:
+        return f"{d['nation']} bought no trade cards." if not d.get("by_default") else f"{d['nation']} bought no trade cards (no order by the deadline)."
+    text = f"{d['nation']} bought {_plural(d['count'])} from stack {ruleset_of(state).purchase_stack} for {d['paid']} treasury"
+    if sees_cards(viewer, d["nation"]):
+        text += f" ({', '.join(d['cards'])})"
+    return text + "."
+
+
+def _tell_restacked(state: GameState, event: Event, viewer: str) -> str:
+    counts = ", ".join(f"{len(c)} under stack {n}" for n, c in sorted(_stacks_from(event.data["returned"]).items()))
+    return f"Returned trade cards were shuffled and put under their stacks: {counts}."
+
+
+RULES = PhaseRules(
+    name=PHASE,
+    apply={
+        "StacksSetUp": apply_stacks_set_up,
+        "TradeCardDrawBegan": apply_drawing_begun,
+        "TradeCardsDrawn": apply_drawn,
+        "TradeCardsBought": apply_bought,
+        "CardsRestacked": apply_restacked,
+    },
+    decide={BuyTradeCards: decide_buy},
+    pending=pending,
+    defaults=defaults,
+    settle=settle,
+    inputs={
+        "TradeCardsBought": lambda s, d: BuyTradeCards(s.nations[d["nation"]].player_id, d["count"]),
+    },
+    narrate={
+        "StacksSetUp": _tell_set_up,
+        "TradeCardDrawBegan": lambda s, e, v: "Trade cards are drawn in this order: " + ", ".join(e.data["order"]) + ".",
+        "TradeCardsDrawn": _tell_drawn,
+        "TradeCardsBought": _tell_bought,
+        "CardsRestacked": _tell_restacked,
+    },
+)
