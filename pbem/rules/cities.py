@@ -44,6 +44,8 @@ MAX_CHOICES = 60
 BUILD_CITES = ("seed 001: 5A", "§25.1", "§25.2", "D-20")
 SURPLUS_CITES = ("seed 001: 5B", "§26.1", "Q-S14")
 SUPPORT_CITES = ("seed 001: 5C", "§26.3", "§26.41", "D-6")
+#: Other phases whose city-support check takes the REDUCE order (phase 11 registers itself here).
+OTHER_REDUCTIONS: dict[str, Any] = {}
 
 
 @dataclass(frozen=True)
@@ -144,10 +146,10 @@ def cities_of(state: GameState, nation: str) -> list[str]:
     return sorted(a for a, area in state.areas.items() if area.city == nation)
 
 
-def support_shortfall(state: GameState, nation: str) -> int:
-    """Tokens missing on the board to support the nation's cities (0: supported)."""
+def support_shortfall(state: GameState, nation: str, disabled: int = 0) -> int:
+    """Tokens missing on the board to support the nation's cities (0: supported); ``disabled`` do not count (Slave Revolt)."""
     need = ruleset_of(state).numbers["city_support_tokens"] * state.cities_on_board(nation)
-    return max(0, need - state.tokens_on_board(nation))
+    return max(0, need - (state.tokens_on_board(nation) - disabled))
 
 
 def reduction_candidates(state: GameState, nation: str) -> list[str]:
@@ -441,6 +443,8 @@ def decide_done(state: GameState, command: FinishOrders, by_default: bool = Fals
 
 
 def decide_reduce(state: GameState, command: ReduceCity, by_default: bool = False) -> list[Event]:
+    if state.phase in OTHER_REDUCTIONS:
+        return OTHER_REDUCTIONS[state.phase](state, command, by_default)
     nation = _nation_of(state, command.player_id)
     current = _current(state) if state.phase == PHASE and state.step == "resolve" else None
     if current is None or current != (nation, "reduce") or _reduce_prompt(state, nation) is None:

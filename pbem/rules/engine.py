@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from . import cities, conflict, expansion, movement, setup, tax, turn
+from . import advances, ast, calamities, cities, conflict, expansion, monotheism, movement, setup, surplus, tax, trade, trade_cards, turn
 from .commands import Command, PassDeadline, SetDeadline
 from .draws import Draws
 from .events import Event
@@ -26,7 +26,7 @@ ENGINE_VERSION = "0.2.0"
 
 #: Every phase the engine can play, by phase id. A phase of the turn that is
 #: not here is begun and then waits: the engine cannot play it yet.
-PHASES: dict[str, PhaseRules] = {rules.name: rules for rules in (setup.RULES, tax.RULES, expansion.RULES, movement.RULES, conflict.RULES, cities.RULES)}
+PHASES: dict[str, PhaseRules] = {rules.name: rules for rules in (setup.RULES, tax.RULES, expansion.RULES, movement.RULES, conflict.RULES, cities.RULES, trade_cards.RULES, trade.RULES, calamities.SELECTION_RULES, calamities.RESOLUTION_RULES, monotheism.RULES, surplus.RULES, advances.RULES, ast.RULES)}
 _ALL = (*PHASES.values(), turn.RULES)
 
 
@@ -77,6 +77,11 @@ def pending(state: GameState) -> dict[str, Prompt]:
     if state.finished or rules is None or state.step == "ended":
         return {}
     return rules.pending(state)
+
+
+def paused(state: GameState) -> bool:
+    """True when a whole turn passed with nobody to ask: the game waits for the clock to go on."""
+    return not state.finished and state.step == "ended" and not pending(state)
 
 
 def _settle(state: GameState, draws: Draws) -> list[Event]:

@@ -34,6 +34,12 @@ class NationState:
     hand: tuple[str, ...] = ()
     ast_position: int = 0
     census: int | None = None
+    #: How many trade cards the nation kept after 12b (set by phase 12): what the
+    #: other players see of its hand under D-8 `public-hand-size=1991`.
+    kept_hand_count: int | None = None
+    #: The turn in which Mining's once-a-turn set bonus was used to buy
+    #: civilization cards (§28.53, §32.261); 0 if never. Phase 12 sets it.
+    mining_used_turn: int = 0
 
 
 @dataclass(frozen=True)
@@ -89,6 +95,14 @@ class GameState:
     #: (receiver, calamity, giver): phase 7 records them, phases 8-9 read them
     #: (an untraded tradable calamity hits its holder; Treachery favours the giver).
     calamity_givers: tuple[tuple[str, str, str], ...] = ()
+    #: Calamities still to resolve this turn, in resolution order, as (calamity,
+    #: primary victim, the player who traded it to him or None): phase 8 fills
+    #: it, phase 9 resolves them one at a time from the front.
+    calamities: tuple[tuple[str, str, str | None], ...] = ()
+    #: Slave Revolts in force, as (victim, tokens disabled, tokens placed since by
+    #: reducing his own cities, which always count): phase 9 records them, phase 11
+    #: ends them (D-10).
+    slave_revolts: tuple[tuple[str, int, int], ...] = ()
     finished: bool = False
 
     def player(self, player_id: int) -> Player:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .engine import pending
+from .options import option
 from .rulebook import ruleset_of
 from .state import GameState
 
@@ -34,6 +35,14 @@ def _sees_hand(viewer: str, nation: str) -> bool:
     return viewer in ("moderator", "auditor") or viewer == f"player:{nation.lower()}"
 
 
+def _hand_count(state: GameState, viewer: str, nation: str) -> int | None:
+    """D-8 `public-hand-size`: `seed` shows every count; `1991` shows others only the count kept after 12b."""
+    n = state.nations[nation]
+    if _sees_hand(viewer, nation) or option(state.options, "public-hand-size") == "seed":
+        return len(n.hand)
+    return n.kept_hand_count
+
+
 def view(state: GameState, viewer: str) -> dict[str, Any]:
     """The game as ``viewer`` may see it, as JSON-ready data (documented in docs/state.md)."""
     viewer = check_viewer(state, viewer)
@@ -47,7 +56,7 @@ def view(state: GameState, viewer: str) -> dict[str, Any]:
             "cities_on_board": state.cities_on_board(name),
             "tokens_on_board": state.tokens_on_board(name),
             "ships": state.ships_on_board(name),
-            "hand_count": len(n.hand),
+            "hand_count": _hand_count(state, viewer, name),
             "civ_cards": list(n.civ_cards),
             "ast_position": n.ast_position,
             "census": n.census,

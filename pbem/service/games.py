@@ -116,10 +116,15 @@ def _deadline_hours(game, settings: Settings) -> int:
 
 
 def _set_deadline(batch: Batch, game, settings: Settings, before: GameState) -> None:
-    """A step that is new (or has no deadline yet) gets a fresh deadline, recorded as a clock event."""
-    prompts_before = {(w, p.step, p.player_id) for w, p in rules.pending(before).items()}
+    """A new phase, or someone newly asked, gets a fresh deadline, recorded as a clock event.
+
+    A player already asked whose prompt changes (a trade offer arrives) does not
+    move the deadline, so nobody can postpone a phase by sending orders.
+    """
+    asked_before = {p.player_id for p in rules.pending(before).values()}
     now_pending = rules.pending(batch.state)
-    changed = {(w, p.step, p.player_id) for w, p in now_pending.items()} != prompts_before
+    new_phase = (before.turn, before.phase) != (batch.state.turn, batch.state.phase)
+    changed = new_phase or bool({p.player_id for p in now_pending.values()} - asked_before)
     if now_pending and (changed or batch.state.deadline is None):
         due = (batch.now + timedelta(hours=_deadline_hours(game, settings))).strftime(DEADLINE_FORMAT)
         batch.decide(SetDeadline(due), actor="clock", source="scheduler")
@@ -381,6 +386,10 @@ def pass_deadlines(db: Engine, settings: Settings, *, now: datetime, force_game:
         def work(uow: UnitOfWork, game_id: str = game_id) -> bool:
             batch, game = _open(uow, game_id, now)
             state = batch.state
+            if rules.paused(state):  # a turn nobody had to act in: go on at the next tick
+                batch.decide(PassDeadline("clock"), actor="clock", source="scheduler")
+                _after_orders(batch, _letters(uow, settings, game, now), game, settings, state)
+                return True
             if not rules.pending(state):
                 return False
             if force_game is None and (state.deadline is None or state.deadline > stamp):

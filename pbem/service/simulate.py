@@ -97,6 +97,12 @@ def _play(db, settings, players, turns, seed, options, miss, max_steps) -> Summa
         if current.finished or current.turn > turns or summary.problems:
             break
         asked = rules.pending(current)
+        if rules.paused(current):
+            clock += timedelta(hours=1)
+            pass_deadlines(db, settings, now=clock)
+            current = state()
+            check(current)
+            continue
         if not asked:
             summary.stopped_at = current.phase
             break

@@ -13,6 +13,9 @@ rules expert can read and write them without reading Python. The format:
     seed = "case"                 # optional secret seed for draws
     built_this_turn = ["Thebes"]  # optional: areas where a city was built this turn
     gained_this_turn = ["Sais"]   # optional: areas whose city changed owner this turn otherwise (D-6)
+    calamity_givers = [["Egypt", "Epidemic", "Crete"]]  # optional: (receiver, calamity, giver) from phase 7
+    calamities = [["Famine", "Egypt", ""]]  # optional: calamities to resolve (calamity, victim, giver or "")
+    slave_revolts = [["Egypt", 15, 0]]  # optional: Slave Revolts in force (victim, disabled, tokens placed since)
 
     [nations.Egypt]               # every nation in play; omitted fields take defaults
     stock = 20                    # default: the full allotment minus what the areas hold
@@ -44,8 +47,12 @@ rules expert can read and write them without reading Python. The format:
     cites = ["D-2"]                   # optional: cited by some event
     pending = ["egypt"]               # optional: exactly who is asked now
     finished = false                  # optional: whether the game is over
+    winner = "Egypt"                  # optional: the winner named by GameEnded
+    calamity_givers = [["Egypt", "Epidemic", "Crete"]]  # optional: (receiver, calamity, giver) recorded so far
     [expect.stacks]                   # optional: "1" = [...] the whole stack, top first
     [expect.returned]                 # optional: likewise for returned cards
+    [expect.views.observer.Egypt]     # optional: what a viewer's view shows (pbem.rules.view), e.g.
+    hand_count = 3                    #   hand_count under D-8; "hidden" = null or not shown
     [expect.nations.Egypt]            # only the fields given are checked
     stock = 10
     [expect.areas.Thebes]             # tokens/city/ships as given; [expect.areas.X] with tokens = {} means empty
@@ -137,6 +144,9 @@ def position(case: dict[str, Any]) -> GameState:
         returned=_stacks(case.get("returned", {})),
         built_this_turn=tuple(case.get("built_this_turn", ())),
         gained_this_turn=tuple(case.get("gained_this_turn", ())),
+        calamity_givers=tuple(tuple(g) for g in case.get("calamity_givers", ())),
+        calamities=tuple((c[0], c[1], c[2] if len(c) > 2 and c[2] else None) for c in case.get("calamities", ())),
+        slave_revolts=tuple((r[0], int(r[1]), int(r[2])) for r in case.get("slave_revolts", ())),
     )
 
 
@@ -144,7 +154,7 @@ def _stacks(spec: dict[str, list[str]]) -> FrozenMap[int, tuple[str, ...]]:
     return FrozenMap({int(k): tuple(v) for k, v in spec.items()})
 
 
-def _within_phase(phase: str, events: list[Event]) -> list[Event]:
+def within_phase(phase: str, events: list[Event]) -> list[Event]:
     for i, event in enumerate(events):
         if event.type == "PhaseEnded" and event.data.get("phase") == phase:
             return events[: i + 1]
@@ -159,7 +169,7 @@ def play(case: dict[str, Any]) -> Outcome:
     out = Outcome(state)
 
     def take(events: list[Event]) -> None:
-        events = _within_phase(phase, events)
+        events = within_phase(phase, events)
         out.events.extend(events)
         out.state = E.fold(out.state, events)
 
@@ -223,6 +233,8 @@ def check(case: dict[str, Any], outcome: Outcome) -> list[str]:
             "tokens_on_board": state.tokens_on_board(nation),
             "ships": state.ships_on_board(nation),
             "census": n.census,
+            "ast_position": n.ast_position,
+            "kept_hand_count": n.kept_hand_count,
         }
         for key, value in fields.items():
             if actual[key] != value:
@@ -235,8 +247,24 @@ def check(case: dict[str, Any], outcome: Outcome) -> list[str]:
         actual_cards = list(state.returned.get(int(number), ()))
         if actual_cards != cards:
             problems.append(f"returned to stack {number}: expected {cards}, got {actual_cards}")
+    if "winner" in expect:
+        ended = [e for e in outcome.events if e.type == "GameEnded"]
+        winner = ended[-1].data["winner"] if ended else None
+        if winner != expect["winner"]:
+            problems.append(f"winner: expected {expect['winner']!r}, got {winner!r}")
+    for viewer, seen in expect.get("views", {}).items():  # [expect.views.observer.Africa] hand_count = 2
+        from pbem.rules.view import view
+
+        shown = view(state, viewer)["nations"]
+        for nation, fields in seen.items():
+            for key, value in fields.items():
+                got = shown[nation.lower()].get(key)
+                if got != (None if value == "hidden" else value):
+                    problems.append(f"{viewer} sees {nation}.{key} = {got!r}, expected {value!r}")
     if "finished" in expect and state.finished != expect["finished"]:
         problems.append(f"finished: expected {expect['finished']}, got {state.finished}")
+    if "calamity_givers" in expect and [list(g) for g in state.calamity_givers] != expect["calamity_givers"]:
+        problems.append(f"calamity_givers: expected {expect['calamity_givers']}, got {[list(g) for g in state.calamity_givers]}")
     for name, fields in expect.get("areas", {}).items():
         a = state.area(name)
         actual = {"tokens": dict(a.tokens), "city": a.city, "ships": dict(a.ships)}

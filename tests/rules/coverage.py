@@ -36,6 +36,12 @@ REQUIRED: dict[str, list[str]] = {
         "seed 001: 5", "seed 001: 5A", "seed 001: 5B", "seed 001: 5C",
         "D-6", "D-7", "D-20", "D-21", "Q-S14", "Q-S19",
     ],
+    "6. Trade-card acquisition (and 13b restacking)": [
+        "seed 001: 6", "seed 001: 6 [IMPORTANT]", "seed 001: 6A", "Q-S3", "D-8", "NT-1", "D-22",
+    ],
+    "7. Trade": ["seed 003: 7", "NT-6"],
+    "12. Civilization advances": ["seed 003: 12"],
+    "13. A.S.T. alteration and the end of the game": ["seed 003: 13", "D-11"],
 }
 
 #: Statements checked by unit tests rather than case files (they need a house map or compare values).
@@ -46,6 +52,9 @@ UNIT_TESTS: dict[str, list[str]] = {
     "D-7": ["tests/rules/test_cities.py::test_d7_zero_limit_area"],
     "D-18": ["tests/rules/test_conflict.py (order of CityAttacksFound)"],
     "Q-S12": ["tests/rules/test_conflict.py (order of CityAttacksFound)"],
+    "D-8": ["tests/rules/test_trade_cards.py::test_d8_seed_every_view_shows_the_card_count",
+            "tests/rules/test_trade_cards.py::test_d8_1991_others_see_only_the_count_kept_after_12b"],
+    "D-22": ["tests/rules/test_trade_cards.py::test_restack_puts_returned_cards_under_with_the_non_tradable_calamity_at_the_very_bottom"],
 }
 
 

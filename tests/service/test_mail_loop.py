@@ -120,7 +120,7 @@ def test_duplicate_delivery_appends_nothing_and_is_answered_once(world):
     with UnitOfWork(db) as uow:
         added = [e.type for e in uow.events.read("g1", after=version)]
         inbox = [r.status for r in uow.inbox.unprocessed()]
-    assert added == ["NationChosen", "DeadlineSet"]  # once, though delivered twice
+    assert added == ["NationChosen"]  # once, though delivered twice (same player asked: same deadline)
     assert inbox == []
     assert subjects(settings.maildir, email_of(name)).count("[g1] Orders received") == 1
 

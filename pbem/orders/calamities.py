@@ -1,0 +1,92 @@
+"""Orders of phases 9 and 10 (§29.6, §30, §32.941): PICK, LOSE, GIVE and CONVERT.
+
+``PICK Thebes, Memphis`` answers whatever city choice the calamity being
+resolved asks of you: the cities of yours it reduces (Superstition, Civil
+Disorder, Iconoclasm & Heresy, untraded Treachery), the city of the victim
+you take (Treachery you traded), or the other players' cities you name
+(Iconoclasm & Heresy, Piracy). Name them all on one line.
+
+``LOSE Thebes 3, Memphis CITY, Sais REDUCE`` pays unit points (Famine,
+Epidemic): 3 tokens from Thebes, the city of Memphis eliminated, the city
+of Sais reduced. ``GIVE Crete 8, Babylon 8, Thrace 4`` hands the secondary
+unit points to other players. ``CONVERT Sais`` (Monotheism, phase 10)
+converts the units there; ``CONVERT NONE`` converts nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pbem.rules.calamities import GiveLosses, LoseUnits, PickCities
+from pbem.rules.monotheism import Convert
+from pbem.rules.state import GameState
+
+from .grammar import Actor, LineError, Parser, area, areas, count, name, player_of
+
+_LOSS = re.compile(r"^(?P<place>.*?)\s+(?P<what>\d+|city|cit|c|reduce|red|r)$", re.IGNORECASE)
+
+
+def _pick(state: GameState, actor: Actor, rest: str, notes: list[str]) -> PickCities:
+    if not rest.strip():
+        raise LineError("say which cities: PICK <area>, <area> ...")
+    return PickCities(player_of(actor), areas(state, rest, notes))
+
+
+def _lose(state: GameState, actor: Actor, rest: str, notes: list[str]) -> LoseUnits:
+    if rest.strip().upper() in ("NOTHING", "NONE"):
+        return LoseUnits(player_of(actor), ())
+    items = []
+    for part in (p.strip() for p in re.split(r"[,;]", rest)):
+        if not part:
+            continue
+        match = _LOSS.match(part)
+        if not match:
+            raise LineError(f"{part!r}: write '<area> <tokens>', '<area> CITY' or '<area> REDUCE'")
+        place = area(state, match.group("place").strip(), notes)
+        what = match.group("what").lower()
+        if what.isdigit():
+            items.append((place, "tokens", count(what, "number of tokens")))
+        else:
+            items.append((place, "city" if what.startswith("c") else "reduce", 1))
+    if not items:
+        raise LineError("say what you lose: LOSE <area> <tokens>, <area> CITY, <area> REDUCE ...")
+    return LoseUnits(player_of(actor), tuple(items))
+
+
+def _give(state: GameState, actor: Actor, rest: str, notes: list[str]) -> GiveLosses:
+    shares = []
+    for part in (p.strip() for p in re.split(r"[,;]", rest)):
+        if not part:
+            continue
+        bits = part.rsplit(None, 1)
+        if len(bits) != 2:
+            raise LineError(f"{part!r}: write '<nation> <unit points>'")
+        shares.append((name(bits[0], state.nations, "nation", notes), count(bits[1], "number of unit points")))
+    if not shares:
+        raise LineError("say who loses how much: GIVE <nation> <points>, <nation> <points> ...")
+    return GiveLosses(player_of(actor), tuple(shares))
+
+
+def _write_lose(command: LoseUnits) -> str:
+    parts = [f"{a} {n}" if what == "tokens" else f"{a} {what.upper()}" for a, what, n in command.items]
+    return "LOSE " + (", ".join(parts) if parts else "NOTHING")
+
+
+def _convert(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Convert:
+    if rest.strip().upper() in ("NONE", "NOTHING", "NO"):
+        return Convert(player_of(actor), None)
+    return Convert(player_of(actor), area(state, rest.strip(), notes))
+
+
+VERBS: dict[str, tuple[Parser, str]] = {
+    "CONVERT": (_convert, "CONVERT <area> (or CONVERT NONE)"),
+    "PICK": (_pick, "PICK <area>, <area> ..."),
+    "LOSE": (_lose, "LOSE <area> <tokens>, <area> CITY, <area> REDUCE ..."),
+    "GIVE": (_give, "GIVE <nation> <points>, <nation> <points> ..."),
+}
+CANONICAL = {
+    Convert: lambda c: f"CONVERT {c.area or 'NONE'}",
+    PickCities: lambda c: "PICK " + ", ".join(c.areas),
+    LoseUnits: _write_lose,
+    GiveLosses: lambda c: "GIVE " + ", ".join(f"{n} {k}" for n, k in c.shares),
+}

@@ -1,0 +1,222 @@
+"""Unit-point losses of calamities (§29.62; fact sheet E7) and their assignment to secondary victims.
+
+A victim who must lose N unit points removes his own units: a token is 1
+point; a city eliminated is 5 points; a city reduced counts 5 less the tokens
+it leaves (§29.62). Under Epidemic every area he strips keeps one token, and
+an eliminated city leaves one token, so it is worth at most 4 (§30.6). The
+loss must be met exactly if possible, otherwise overshoot by the least
+possible amount; a victim with too little loses everything.
+
+An answer is a tuple of items (area, what, n): what is "tokens" (n tokens),
+"city" (the city is eliminated) or "reduce" (the city is reduced).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from collections.abc import Iterator
+from itertools import combinations, product
+from typing import Any
+
+from .cities import cities_of, reduction_tokens
+from .state import GameState
+
+CITY_POINTS = 5
+Item = tuple[str, str, int]
+
+
+@dataclass(frozen=True)
+class Loss:
+    """``nation`` must lose ``points`` unit points of his own choice."""
+
+    nation: str
+    role: str
+    points: int
+    keep_one: bool
+    question: str
+    cites: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Assign:
+    """``chooser`` gives ``total`` unit points to other players, at most ``caps[n]`` each."""
+
+    chooser: str
+    total: int
+    caps: tuple[tuple[str, int], ...]
+    question: str
+    cites: tuple[str, ...]
+
+    def due(self) -> int:
+        return min(self.total, sum(c for _, c in self.caps))
+
+
+def token_room(state: GameState, loss: Loss) -> dict[str, int]:
+    """Area -> tokens the victim may remove there."""
+    out = {}
+    for name in sorted(state.areas):
+        have = state.area(name).tokens.get(loss.nation, 0)
+        room = have - 1 if loss.keep_one else have
+        if room > 0:
+            out[name] = room
+    return out
+
+
+def _placed(state: GameState, loss: Loss, area: str, what: str) -> int:
+    stock = state.nations[loss.nation].stock
+    if what == "city":
+        return min(1, stock) if loss.keep_one else 0
+    return min(reduction_tokens(state, loss.nation, area), stock)
+
+
+def city_value(state: GameState, loss: Loss, area: str, what: str) -> int:
+    return CITY_POINTS - _placed(state, loss, area, what)
+
+
+def _city_options(state: GameState, loss: Loss) -> list[tuple[str, tuple[tuple[str, int], ...]]]:
+    """Each city of the victim with its ways to go: (what, points), distinct values only."""
+    out = []
+    for area in cities_of(state, loss.nation):
+        ways = []
+        for what in ("city", "reduce"):
+            value = city_value(state, loss, area, what)
+            if value > 0 and all(v != value for _, v in ways):
+                ways.append((what, value))
+        out.append((area, tuple(ways)))
+    return out
+
+
+def _city_plans(state: GameState, loss: Loss) -> Iterator[tuple[tuple[Item, ...], int]]:
+    """Ways to treat the victim's cities, fewest cities touched first, then by area name."""
+    options = _city_options(state, loss)
+    for k in range(len(options) + 1):
+        for chosen in combinations(options, k):
+            for ways in product(*(w for _, w in chosen)):
+                items = tuple((a, what, 1) for (a, _), (what, _) in zip(chosen, ways))
+                yield items, sum(v for _, v in ways)
+
+
+def required(state: GameState, loss: Loss) -> int:
+    """The total the answer must reach: N exactly if possible, else the least overshoot, else everything."""
+    tokens = sum(token_room(state, loss).values())
+    sums = {0}
+    for _, ways in _city_options(state, loss):
+        sums |= {s + v for s in sums for _, v in ways}
+    totals = {value + t for value in sums for t in range(tokens + 1)}
+    above = [t for t in totals if t >= loss.points]
+    return min(above) if above else max(totals)
+
+
+def _spread(room: dict[str, int], count: int) -> tuple[Item, ...]:
+    items = []
+    for area, n in room.items():
+        if count <= 0:
+            break
+        take = min(n, count)
+        items.append((area, "tokens", take))
+        count -= take
+    return tuple(items)
+
+
+def answers(state: GameState, loss: Loss, limit: int) -> list[tuple[Item, ...]]:
+    """Legal answers, the default first: tokens first (by area name), then as few cities as possible."""
+    if loss.points <= 0:
+        return [()]
+    room = token_room(state, loss)
+    tokens = sum(room.values())
+    need = required(state, loss)
+    out: list[tuple[Item, ...]] = []
+    for items, value in _city_plans(state, loss):
+        rest = need - value
+        if 0 <= rest <= tokens:
+            out.append(tuple(sorted(items + _spread(room, rest))))
+            reverse = dict(reversed(list(room.items())))
+            other = tuple(sorted(items + _spread(reverse, rest)))
+            if other not in out:
+                out.append(other)
+        if len(out) >= limit:
+            break
+    return out[:limit]
+
+
+def check(state: GameState, loss: Loss, items: tuple[Item, ...]) -> str | None:
+    """Why the answer is not legal, or None."""
+    room = token_room(state, loss)
+    mine = cities_of(state, loss.nation)
+    seen: set[str] = set()
+    total = 0
+    for area, what, n in items:
+        if area in seen:
+            return f"{area} is named twice"
+        seen.add(area)
+        if what == "tokens":
+            if n <= 0:
+                return f"{area}: say how many tokens"
+            if n > room.get(area, 0):
+                keep = " (one token must stay in each area)" if loss.keep_one else ""
+                return f"{area}: you may remove at most {room.get(area, 0)} tokens there{keep}"
+            total += n
+        else:
+            if area not in mine:
+                return f"{area} is not a city of yours"
+            total += city_value(state, loss, area, what)
+    need = required(state, loss)
+    if total != need:
+        return f"your losses come to {total} unit points; they must come to exactly {need}"
+    return None
+
+
+def changes(state: GameState, loss: Loss, items: tuple[Item, ...]) -> list[dict[str, Any]]:
+    out = []
+    for area, what, n in items:
+        if what == "tokens":
+            out.append({"area": area, "effect": "tokens", "tokens": n, "points": n})
+        else:
+            placed = _placed(state, loss, area, what)
+            out.append({"area": area, "effect": what, "placed": placed, "points": CITY_POINTS - placed})
+    return out
+
+
+def write(items: tuple[Item, ...]) -> str:
+    parts = []
+    for area, what, n in items:
+        parts.append(f"{area} {n}" if what == "tokens" else f"{area} {what.upper()}")
+    return "LOSE " + (", ".join(parts) if parts else "NOTHING")
+
+
+def assign_check(stage: Assign, shares: tuple[tuple[str, int], ...]) -> str | None:
+    caps = dict(stage.caps)
+    seen = set()
+    for nation, n in shares:
+        if nation not in caps:
+            return f"{nation} cannot be given any: choose from {', '.join(caps)}"
+        if nation in seen:
+            return f"{nation} is named twice"
+        seen.add(nation)
+        if n > caps[nation]:
+            return f"{nation} can be given at most {caps[nation]}"
+    total = sum(n for _, n in shares)
+    if total != stage.due():
+        return f"you give {total} unit points; you must give exactly {stage.due()}"
+    return None
+
+
+def assign_answers(stage: Assign, limit: int) -> list[tuple[tuple[str, int], ...]]:
+    """Legal assignments, the default first: the most to each player in A.S.T. order until the total is given."""
+    out = []
+    order = [n for n, _ in stage.caps]
+    for start in range(len(order)):
+        rotated = order[start:] + order[:start]
+        left = stage.due()
+        shares = []
+        for nation in rotated:
+            give = min(dict(stage.caps)[nation], left)
+            if give:
+                shares.append((nation, give))
+            left -= give
+        answer = tuple(sorted(shares, key=lambda s: order.index(s[0])))
+        if answer not in out:
+            out.append(answer)
+        if len(out) >= limit:
+            break
+    return out

@@ -1,0 +1,173 @@
+"""Phase 11: remove surplus population, then check city support (seed 003: [11]; §29.8; D-9, D-10).
+
+11a (only under `post-calamity-surplus=seed`, D-9): every nation's surplus
+tokens go to stock exactly as in 5b. 11b: the city-support check of 5c,
+with the same REDUCE order and the same defaults (D-6 decides which cities
+may go first). Nations are handled one at a time in A.S.T.-ranking order.
+The helpers are those of phase 5 (`cities`); only the order of the steps
+and the option differ.
+
+D-10 (`slave-revolt-recovery`): under `seed` the tokens a Slave Revolt
+disabled count again as the phase begins (``SlavesRecovered``); under `1991`
+they stay disabled through the support check and recover after it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from . import cities
+from .calamities import _placed, disabled_tokens
+from .cities import ReduceCity, cities_of, reduction_candidates, reduction_tokens, support_shortfall, surplus
+from .draws import Draws
+from .events import Event
+from .options import option
+from .phase import PhaseRules
+from .prompt import Prompt
+from .ranking import in_ast_order
+from .rejection import Rejection
+from .rulebook import ruleset_of
+from .state import GameState
+from .turn import phase_ended
+
+PHASE = "surplus-removal"
+SURPLUS_CITES = ("seed 003: [11]", "D-9", "seed 001: 5B", "§26.1", "§29.8")
+SUPPORT_CITES = ("seed 003: [11]", "seed 001: 5C", "§26.3", "§26.41", "§29.8", "D-6")
+
+
+def _removes_surplus(state: GameState) -> bool:
+    return option(state.options, "post-calamity-surplus") == "seed"
+
+
+def _current(state: GameState) -> tuple[str, str] | None:
+    """(nation, "surplus" or "reduce") for the first nation in A.S.T. order with work left."""
+    for nation in in_ast_order(state, state.nations):
+        if _removes_surplus(state) and surplus(state, nation):
+            return nation, "surplus"
+        if support_shortfall(state, nation, disabled_tokens(state, nation)) and cities_of(state, nation):
+            return nation, "reduce"
+    return None
+
+
+def _reduce_prompt(state: GameState) -> Prompt | None:
+    current = _current(state) if state.phase == PHASE else None
+    if current is None or current[1] != "reduce":
+        return None
+    nation = current[0]
+    candidates = reduction_candidates(state, nation)
+    n = state.nations[nation]
+    support = ruleset_of(state).numbers["city_support_tokens"]
+    count = state.cities_on_board(nation)
+    short = support_shortfall(state, nation, disabled_tokens(state, nation))
+    if len(candidates) < 2 or (n.stock == 0 and -(-short // support) >= count):
+        return None  # one candidate, or every city must go: nothing to choose
+    return Prompt(
+        who=nation.lower(),
+        player_id=n.player_id,
+        step="reduce-city",
+        question=(
+            f"City support after the calamities: your {count} cities need {support * count} of your tokens on the "
+            f"board; you have {state.tokens_on_board(nation)}"
+            + (f", of which {disabled_tokens(state, nation)} are kept from supporting by the Slave Revolt (D-10)" if disabled_tokens(state, nation) else "")
+            + ". Choose a city to reduce: it becomes tokens of yours "
+            "from stock, which count at once. You are asked again if more must go."
+        ),
+        choices=tuple(f"REDUCE {a}" for a in candidates),
+        template=f"REDUCE {candidates[0]}",
+        default=f"reduce {candidates[0]} (cities built this turn first, then by area name)",
+        situation=(
+            "You may reduce: "
+            + ", ".join(f"{a} (becomes {min(reduction_tokens(state, nation, a), n.stock)} tokens)" for a in candidates)
+            + ".",
+            f"Stock {n.stock}.",
+        ),
+        cites=SUPPORT_CITES,
+    )
+
+
+def pending(state: GameState) -> dict[str, Prompt]:
+    prompt = _reduce_prompt(state)
+    return {prompt.who: prompt} if prompt else {}
+
+
+def _reduction(state: GameState, nation: str, area: str) -> dict[str, Any]:
+    due = reduction_tokens(state, nation, area)
+    return {"nation": nation, "area": area, "tokens": min(due, state.nations[nation].stock), "due": due}
+
+
+def decide_reduce(state: GameState, command: ReduceCity, by_default: bool = False) -> list[Event]:
+    prompt = _reduce_prompt(state)
+    if prompt is None or prompt.player_id != command.player_id:
+        raise Rejection("no city of yours needs reducing now", "§29.8")
+    current = _current(state)
+    assert current is not None
+    nation = current[0]
+    candidates = reduction_candidates(state, nation)
+    if command.area not in candidates:
+        if command.area in cities_of(state, nation):
+            raise Rejection(
+                f"{command.area}: cities built this turn must be reduced first; choose from {', '.join(candidates)}", "D-6"
+            )
+        raise Rejection(f"{command.area} is not a city of yours; choose from {', '.join(candidates)}", "§29.8")
+    data = _reduction(state, nation, command.area)
+    if by_default:
+        data["by_default"] = True
+    return [Event("CitySupportReductionChosen", data, SUPPORT_CITES)]
+
+
+def defaults(state: GameState, prompt: Prompt) -> list[Event]:
+    current = _current(state)
+    assert current is not None
+    return decide_reduce(state, ReduceCity(prompt.player_id, reduction_candidates(state, current[0])[0]), True)
+
+
+def _recovered(state: GameState) -> Event:
+    return Event("SlavesRecovered", {"nations": [r[0] for r in state.slave_revolts]}, ("D-10", "§30.421"))
+
+
+def apply_recovered(state: GameState, data: dict[str, Any]) -> GameState:
+    return replace(state, slave_revolts=())
+
+
+def apply_reduced(state: GameState, data: dict[str, Any]) -> GameState:
+    return _placed(cities.apply_reduced(state, data), data["nation"], data["tokens"])
+
+
+def settle(state: GameState, draws: Draws) -> list[Event]:
+    if state.slave_revolts and option(state.options, "slave-revolt-recovery") == "seed":
+        return [_recovered(state)]
+    current = _current(state)
+    if current is None:
+        if state.slave_revolts:
+            return [_recovered(state)]
+        return [phase_ended(PHASE, ("seed 003: [11]", "§29.8"))]
+    nation, work = current
+    if work == "surplus":
+        return [Event("SurplusRemoved", {"nation": nation, "removed": surplus(state, nation)}, SURPLUS_CITES)]
+    if _reduce_prompt(state) is not None:
+        return []
+    area = reduction_candidates(state, nation)[0]
+    return [Event("CitySupportReduced", _reduction(state, nation, area), SUPPORT_CITES)]
+
+
+# The REDUCE order (a `cities.ReduceCity`) is decided here during phase 11.
+# Surplus removal is phase 5's own event; reductions have events of their own
+# because they also count toward a Slave Revolt victim's support (§30.422).
+cities.OTHER_REDUCTIONS[PHASE] = decide_reduce
+_tell_reduced = cities.RULES.narrate["CityReduced"]
+
+RULES = PhaseRules(
+    name=PHASE,
+    apply={"CitySupportReduced": apply_reduced, "CitySupportReductionChosen": apply_reduced, "SlavesRecovered": apply_recovered},
+    decide={},
+    pending=pending,
+    defaults=defaults,
+    settle=settle,
+    inputs={"CitySupportReductionChosen": lambda s, d: ReduceCity(s.nations[d["nation"]].player_id, d["area"])},
+    narrate={
+        "CitySupportReduced": _tell_reduced,
+        "CitySupportReductionChosen": _tell_reduced,
+        "SlavesRecovered": lambda s, e, v: f"The Slave Revolt is over: {', '.join(e.data['nations'])}'s tokens support cities again.",
+    },
+)

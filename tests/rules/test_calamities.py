@@ -1,0 +1,299 @@
+"""Phases 8, 9 and 11 (R-3.3, D-14, §29, §30, D-9): selection, resolution, PICK, defaults, verify, narration."""
+
+from __future__ import annotations
+
+from pbem.orders import Actor, parse_orders
+from pbem.rules import engine as E
+from pbem.rules.calamities import GiveLosses, LoseUnits, PickCities, quantity
+from pbem.rules.commands import PassDeadline
+from pbem.rules.draws import Draws
+from pbem.rules.narrate import describe_event
+
+from .casefile import position
+
+DRAWS = Draws("calamities")
+THREE = {"Egypt": {}, "Crete": {}, "Babylon": {}}
+
+
+def game(phase, nations=None, areas=None, **extra):
+    case = {"players": 3, "phase": phase, "nations": nations or THREE, "areas": areas or {}}
+    case.update(extra)
+    state = position(case)
+    events = E.resume(state, DRAWS)
+    return E.fold(state, events), events
+
+
+def parse(text, state, player_id=1):
+    (line,) = parse_orders(text, state, Actor(player_id=player_id)).lines
+    return line
+
+
+def decide(state, text, player_id=1):
+    events = E.decide(state, parse(text, state, player_id).command, DRAWS)
+    return E.fold(state, events), events
+
+
+def until(events, phase):
+    for i, e in enumerate(events):
+        if e.type == "PhaseEnded" and e.data["phase"] == phase:
+            return events[: i + 1]
+    return events
+
+
+# -- phase 8 -------------------------------------------------------------------------------------
+
+
+def test_r33_three_calamities_two_kept_one_returned():
+    case = {"players": 3, "phase": "calamity-selection", "nations": {"Egypt": {"hand": ["Famine", "Epidemic", "Piracy"]}, "Crete": {}, "Babylon": {}}}
+    state = position(case)
+    events = until(E.resume(state, DRAWS), "calamity-selection")
+    state = E.fold(state, events)
+    kept = [c for c, victim, _ in state.calamities if victim == "Egypt"]
+    returned = [card for cards in state.returned.values() for card in cards]
+    assert len(kept) == 2 and len(returned) == 1
+    assert sorted(kept + returned) == ["Epidemic", "Famine", "Piracy"]
+    limited = next(e for e in events if e.type == "CalamitiesLimited")
+    assert limited.data["returned"] == returned
+    # the draw is recorded: replaying the events needs no seed
+    assert E.fold(position(case), events) == state
+
+
+def test_selection_orders_by_stack_and_names_the_giver():
+    nations = {"Egypt": {"hand": ["Epidemic", "Superstition"]}, "Crete": {"hand": ["Treachery"]}, "Babylon": {"hand": ["Famine"]}}
+    state, events = game("calamity-selection", nations, calamity_givers=[["Egypt", "Epidemic", "Crete"], ["Egypt", "Superstition", "Babylon"], ["Crete", "Superstition", "Egypt"]])
+    revealed = next(e for e in events if e.type == "CalamitiesRevealed")
+    got = [(c["calamity"], c["victim"], c["giver"]) for c in revealed.data["calamities"]]
+    # Superstition went Egypt -> Crete -> ... -> Egypt: the last trade to Egypt counts
+    assert got == [("Treachery", "Crete", None), ("Famine", "Babylon", None), ("Superstition", "Egypt", "Babylon"), ("Epidemic", "Egypt", "Crete")]
+    text = describe_event(state, revealed, "observer")
+    assert "Epidemic strikes Egypt (traded by Crete)" in text
+
+
+def test_non_tradable_calamity_never_has_a_giver():
+    nations = {"Egypt": {"hand": ["Famine"]}, "Crete": {}, "Babylon": {}}
+    _, events = game("calamity-selection", nations, calamity_givers=[["Egypt", "Famine", "Crete"]])
+    revealed = next(e for e in events if e.type == "CalamitiesRevealed")
+    assert revealed.data["calamities"][0]["giver"] is None
+
+
+# -- numbers -------------------------------------------------------------------------------------
+
+
+def test_quantities_follow_the_cards():
+    def q(cards, calamity, role, name, base, hand=()):
+        state = position({"players": 3, "phase": "calamity-resolution", "nations": {"Egypt": {"civ_cards": cards, "hand": list(hand)}, "Crete": {}, "Babylon": {}}})
+        return quantity(state, "Egypt", calamity, role, name, base)
+
+    assert q(["Medicine", "Roadbuilding"], "Epidemic", "primary", "unit_points", 16) == 13
+    assert q(["Medicine", "Roadbuilding"], "Epidemic", "secondary", "assigned_unit_points", 10) == 10
+    assert q(["Mining", "Enlightenment"], "Slave Revolt", "primary", "tokens_disabled", 15) == 15
+    assert q(["Theology", "Roadbuilding"], "Iconoclasm & Heresy", "primary", "cities_reduced", 4) == 2
+    assert q(["Mysticism", "Deism"], "Superstition", "primary", "cities_reduced", 3) == 1
+    assert q(["Pottery"], "Famine", "primary", "unit_points", 10, ["Grain", "Grain"]) == 2
+    assert q(["Engineering"], "Flood", "primary", "unit_points", 17) == 7
+    assert q(["Music", "Drama & Poetry", "Democracy"], "Civil War", "primary", "victim_unit_points", 15) == 35
+
+
+# -- phase 9 -------------------------------------------------------------------------------------
+
+
+CITIES = {"Thebes": {"city": "Egypt"}, "Memphis": {"city": "Egypt"}, "Aleppo": {"city": "Egypt"}, "Athens": {"city": "Egypt"}}
+
+
+def test_pick_prompt_choices_all_work_and_default_is_stated():
+    state, _ = game("calamity-resolution", areas=CITIES, calamities=[["Superstition", "Egypt", ""]])
+    (prompt,) = E.pending(state).values()
+    assert prompt.who == "egypt" and prompt.step == "calamity-primary"
+    assert len(prompt.choices) == 4  # 4 choose 3
+    assert "Aleppo, Athens, Memphis" in prompt.default
+    for choice in prompt.choices:
+        after, events = decide(state, choice)
+        assert events[0].type == "CalamityCitiesChosen"
+        assert sum(1 for a in after.areas.values() if a.city == "Egypt") == 1
+
+
+def test_pick_refusals():
+    state, _ = game("calamity-resolution", areas={**CITIES, "Knossos": {"city": "Crete"}}, calamities=[["Superstition", "Egypt", ""]])
+    for text, pid, words in (
+        ("PICK Thebes, Memphis, Knossos", 1, "not a city you may choose"),
+        ("PICK Thebes", 1, "exactly 3"),
+        ("PICK Thebes, Memphis, Aleppo", 2, "no calamity asks you"),
+    ):
+        try:
+            decide(state, text, pid)
+        except Exception as exc:  # Rejection
+            assert words in str(exc)
+        else:
+            raise AssertionError(text)
+    assert parse("PICK", state).error
+
+
+def test_pick_is_read_forgivingly_and_written_back():
+    state, _ = game("calamity-resolution", areas=CITIES, calamities=[["Superstition", "Egypt", ""]])
+    line = parse("pick thebes, memphis aleppo", state)
+    assert line.command == PickCities(1, ("Thebes", "Memphis", "Aleppo")) or line.error
+    line = parse("PIC thebes, memphis, aleppo", state)
+    assert line.command == PickCities(1, ("Thebes", "Memphis", "Aleppo"))
+
+
+def test_deadline_default_and_verify_re_decides():
+    state, _ = game("calamity-resolution", areas=CITIES, calamities=[["Civil Disorder", "Egypt", ""], ["Treachery", "Egypt", "Crete"]])
+    events = E.decide(state, PassDeadline(), DRAWS)
+    chosen = next(e for e in events if e.type == "CalamityCitiesChosen")
+    assert chosen.data["by_default"] and chosen.data["cities"][0]["area"] == "Aleppo"
+    assert not E.is_input(chosen)
+    state = E.fold(state, events)
+    assert E.pending(state).keys() == {"crete"}  # Treachery: the trader chooses
+    before = state
+    state, events = decide(state, "PICK Memphis", 2)
+    assert E.is_input(events[0])
+    assert E.decide(before, E.command_for(before, events[0]), DRAWS) == events
+    state = E.fold(before, until(events, "calamity-resolution"))
+    assert state.area("Memphis").city == "Crete" and "Memphis" in state.gained_this_turn
+
+
+def test_treachery_with_no_city_in_stock_eliminates():
+    areas = {**CITIES, **{a: {"city": "Crete"} for a in ("Knossos", "Cyrene", "Corinth", "Sparta", "Susa", "Ur", "Babylon", "Alexandria", "Sidon")}}
+    state, _ = game("calamity-resolution", areas=areas, calamities=[["Treachery", "Egypt", "Crete"]])
+    state, events = decide(state, "PICK Thebes", 2)
+    assert events[0].data["cities"][0]["effect"] == "eliminate"
+    assert state.area("Thebes").city is None
+
+
+def test_narration():
+    state, _ = game("calamity-resolution", areas=CITIES, calamities=[["Treachery", "Egypt", "Crete"]])
+    _, events = decide(state, "PICK Thebes", 2)
+    assert describe_event(state, events[0], "observer") == "Treachery (Egypt): Crete chose Egypt's Thebes becomes a city of Crete."
+    state, events = game("calamity-resolution", areas=CITIES, calamities=[["Flood", "Egypt", ""]], options={"unplayable-phases": "skip"})
+    text = describe_event(state, events[0], "observer")
+    assert "cannot be resolved" in text
+
+
+def test_an_unresolvable_calamity_waits_without_a_prompt():
+    state, events = game("calamity-resolution", areas=CITIES, calamities=[["Flood", "Egypt", None]])
+    assert events == [] and E.pending(state) == {}
+    assert state.calamities == (("Flood", "Egypt", None),)
+
+
+# -- phase 11 ------------------------------------------------------------------------------------
+
+
+def test_phase_11_reduce_prompt_verify_and_refusal():
+    areas = {"Thebes": {"city": "Egypt"}, "Memphis": {"city": "Egypt"}, "Cyrene": {"tokens": {"Egypt": 2}}}
+    state, _ = game("surplus-removal", areas=areas)
+    (prompt,) = E.pending(state).values()
+    assert prompt.choices == ("REDUCE Memphis", "REDUCE Thebes")
+    try:
+        decide(state, "REDUCE Thebes", 2)
+    except Exception as exc:
+        assert "no city of yours" in str(exc)
+    else:
+        raise AssertionError("Crete may not reduce")
+    before = state
+    state, events = decide(state, "REDUCE Thebes")
+    assert events[0].type == "CitySupportReductionChosen"
+    assert E.decide(before, E.command_for(before, events[0]), DRAWS) == events
+    assert events[0].data["tokens"] == 3 and events[0].data["area"] == "Thebes"
+
+
+# -- unit points: LOSE and GIVE ------------------------------------------------------------------
+
+
+FAMINE_BOARD = {
+    "Aleppo": {"city": "Egypt"}, "Thebes": {"city": "Egypt"}, "Cyrene": {"tokens": {"Egypt": 3}},
+    "Memphis": {"tokens": {"Egypt": 3}}, "Babylon": {"tokens": {"Egypt": 2}},
+}
+
+
+def test_lose_is_read_and_written_back():
+    from pbem.orders.language import CANONICAL
+
+    state, _ = game("calamity-resolution", areas=FAMINE_BOARD, calamities=[["Famine", "Egypt", ""]])
+    line = parse("lose aleppo red, cyrene 3, memphis 3; babylon 1", state)
+    assert line.command == LoseUnits(1, (("Aleppo", "reduce", 1), ("Cyrene", "tokens", 3), ("Memphis", "tokens", 3), ("Babylon", "tokens", 1)))
+    assert CANONICAL[LoseUnits](line.command) == "LOSE Aleppo REDUCE, Cyrene 3, Memphis 3, Babylon 1"
+    assert parse("LOSE Cyrene lots", state).error
+    give = parse("GIVE crete 8, babylon 8", state)
+    assert give.command == GiveLosses(1, (("Crete", 8), ("Babylon", 8)))
+
+
+def test_loss_prompt_choices_all_work_and_verify_re_decides():
+    state, _ = game("calamity-resolution", areas=FAMINE_BOARD, calamities=[["Famine", "Egypt", ""]])
+    (prompt,) = E.pending(state).values()
+    assert prompt.step == "calamity-loss-primary" and 1 < len(prompt.choices) <= 60
+    for choice in prompt.choices:
+        before = state
+        after, events = decide(state, choice)
+        assert events[0].type == "CalamityLossChosen"
+        assert sum(c["points"] for c in events[0].data["losses"]) == 10
+        assert E.decide(before, E.command_for(before, events[0]), DRAWS) == events
+
+
+def test_give_prompt_default_and_refusals():
+    nations = {"Egypt": {}, "Crete": {}, "Babylon": {}, "Thrace": {}}
+    case = {"players": 4, "phase": "calamity-resolution", "nations": nations, "areas": {"Cyrene": {"tokens": {"Egypt": 12}}},
+            "calamities": [["Famine", "Egypt", ""]]}
+    state = position(case)
+    state = E.fold(state, E.resume(state, DRAWS))
+    (prompt,) = E.pending(state).values()
+    assert prompt.step == "calamity-assign"
+    assert prompt.choices[0] == "GIVE Thrace 8, Crete 8, Babylon 4"  # A.S.T. order
+    for text, words in (("GIVE Crete 9, Babylon 8, Thrace 3", "at most 8"), ("GIVE Crete 8, Babylon 8", "exactly 20"), ("GIVE Egypt 8, Crete 8, Babylon 4", "cannot be given")):
+        try:
+            decide(state, text)
+        except Exception as exc:
+            assert words in str(exc), (text, str(exc))
+        else:
+            raise AssertionError(text)
+    events = E.decide(state, PassDeadline(), DRAWS)
+    given = next(e for e in events if e.type == "CalamityLossesGiven")
+    assert given.data["by_default"] and given.data["shares"] == [["Thrace", 8], ["Crete", 8], ["Babylon", 4]]
+    text = describe_event(state, given, "observer")
+    assert text == "Famine: Egypt gives unit points to lose (by default): Thrace 8, Crete 8, Babylon 4."
+
+
+# -- phase 10: Monotheism, and D-9 across phases 10 and 11 ----------------------------------------
+
+
+def _d9(value):
+    nations = {"Assyria": {"civ_cards": ["Monotheism"]}, "Babylon": {"civ_cards": ["Agriculture"]}, "Egypt": {}, "Crete": {}, "Thrace": {}}
+    case = {"players": 5, "phase": "special-abilities", "nations": nations, "options": {"post-calamity-surplus": value},
+            "areas": {"Babylon": {"tokens": {"Babylon": 3}}, "Mesopotamia": {"tokens": {"Assyria": 1}}}}
+    state = position(case)
+    return E.fold(state, E.resume(state, DRAWS))
+
+
+def test_d9_seed_surplus_after_conversion_goes_in_11a():
+    state = _d9("seed")
+    assert "Babylon" in " ".join(E.pending(state)["assyria"].choices)
+    events = E.decide(state, parse("CONVERT Babylon", state, 1).command, DRAWS)
+    types = [e.type for e in events]
+    assert types[:4] == ["AreaConverted", "PhaseEnded", "PhaseBegan", "SurplusRemoved"]
+    surplus = events[3]
+    assert surplus.data == {"nation": "Assyria", "removed": {"Babylon": 1}}
+
+
+def test_d9_1991_surplus_stays_until_5b():
+    state = _d9("1991")
+    events = until(E.decide(state, parse("CONVERT Babylon", state, 1).command, DRAWS), "surplus-removal")
+    assert "SurplusRemoved" not in [e.type for e in events]
+    assert E.fold(state, events).area("Babylon").tokens == {"Assyria": 3}
+
+
+def test_convert_parse_verify_and_narrate():
+    from pbem.rules.monotheism import Convert
+
+    state = _d9("seed")
+    assert parse("convert none", state).command == Convert(1, None)
+    assert parse("CON babylon", state).command == Convert(1, "Babylon")
+    try:
+        decide(state, "CONVERT Babylon", 2)
+    except Exception as exc:
+        assert "no conversion is yours" in str(exc)
+    else:
+        raise AssertionError("Babylon holds no Monotheism")
+    events = E.decide(state, parse("CONVERT Babylon", state).command, DRAWS)
+    assert E.decide(state, E.command_for(state, events[0]), DRAWS) == events
+    assert describe_event(state, events[0], "observer") == "Assyria converts Babylon with Monotheism: 3 tokens of Babylon become Assyria's."
+    (prompt,) = E.pending(state).values()
+    assert prompt.choices[-1] == "CONVERT NONE" and prompt.default == "no conversion"
