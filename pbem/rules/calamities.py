@@ -10,7 +10,11 @@ others go to the returned cards with no effect.
 Phase 9 (§29.6, §30): the calamities are resolved one at a time in the
 ruleset's order (ascending stack, non-tradable first). Each is a list of
 stages; a stage either strikes at once (no choice to make) or asks one
-player to PICK cities. Civilization cards change the numbers through the
+player: PICK cities (Treachery, Superstition, Slave Revolt's support check,
+Civil Disorder, Iconoclasm & Heresy, Piracy), LOSE unit points or GIVE them
+to secondary victims (Famine, Epidemic; `calamity_losses`).
+Not resolved yet: Volcanic Eruption / Earthquake, Civil War, Flood and
+Barbarian Hordes. Civilization cards change the numbers through the
 ruleset's calamity effects. A calamity this engine cannot resolve yet is
 never skipped silently: the game waits at it, or, with the game option
 `unplayable-phases=skip`, records ``CalamityNotPlayable`` and returns it.
@@ -585,7 +589,7 @@ def apply_struck(state: GameState, data: dict[str, Any]) -> GameState:
     for c in data["cities"]:
         area = state.area(c["area"])
         if c["effect"] == "reduce":
-            state = _placed(state, c["owner"], c["tokens"])
+            state = revolt_tokens_placed(state, c["owner"], c["tokens"])
             state = state.with_area(c["area"], replace(area, city=None).add_tokens(c["owner"], c["tokens"]))
             n = state.nations[c["owner"]]
             state = state.with_nation(replace(n, stock=n.stock - c["tokens"]))
@@ -598,7 +602,7 @@ def apply_struck(state: GameState, data: dict[str, Any]) -> GameState:
     return replace(state, step=str(data.get("next", _index(state) + 1)), gained_this_turn=tuple(gained))
 
 
-def _placed(state: GameState, nation: str, tokens: int) -> GameState:
+def revolt_tokens_placed(state: GameState, nation: str, tokens: int) -> GameState:
     """Tokens placed by reducing a Slave Revolt victim's own city count for support (§30.422)."""
     revolts = tuple((v, d, p + tokens if v == nation else p) for v, d, p in state.slave_revolts)
     return replace(state, slave_revolts=revolts)
@@ -695,7 +699,7 @@ def _loss_prompt(state: GameState) -> Prompt | None:
     current = _current(state) if state.phase == RESOLUTION else None
     if current is None:
         return None
-    cal, stage = current
+    stage = current[1]
     if isinstance(stage, Loss):
         options = L.answers(state, stage, MAX_CHOICES)
         if len(options) < 2:
@@ -831,7 +835,7 @@ def apply_loss(state: GameState, data: dict[str, Any]) -> GameState:
             state = state.with_area(c["area"], replace(area, city=None).add_tokens(nation, c["placed"]))
             returned -= c["placed"]
             if c["effect"] == "reduce":
-                state = _placed(state, nation, c["placed"])
+                state = revolt_tokens_placed(state, nation, c["placed"])
     n = state.nations[nation]
     state = state.with_nation(replace(n, stock=n.stock + returned))
     return replace(state, step=str(data["next"]))
@@ -869,10 +873,9 @@ def _tell_struck(state: GameState, event: Event, viewer: str) -> str:
             parts.append(f"{c['owner']}'s {c['area']} becomes {to}")
         else:
             parts.append(f"{c['owner']}'s {c['area']} is eliminated")
-    how = f" {d['chooser']} chose" if event.type == "CalamityCitiesChosen" else ""
-    how += " (by default)" if d.get("by_default") else ""
+    how = f" (chosen by {d['chooser']}{', by default' if d.get('by_default') else ''})" if event.type == "CalamityCitiesChosen" else ""
     body = "; ".join(parts) if parts else "no city is affected"
-    return f"{head}{d.get('note', '')}:{how} {body}."
+    return f"{head}{d.get('note', '')}: {body}{how}."
 
 
 def _tell_loss(state: GameState, event: Event, viewer: str) -> str:

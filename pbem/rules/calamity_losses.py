@@ -13,8 +13,8 @@ An answer is a tuple of items (area, what, n): what is "tokens" (n tokens),
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Iterator
+from dataclasses import dataclass
 from itertools import combinations, product
 from typing import Any
 

@@ -18,8 +18,15 @@ from dataclasses import replace
 from typing import Any
 
 from . import cities
-from .calamities import _placed, disabled_tokens
-from .cities import ReduceCity, cities_of, reduction_candidates, reduction_tokens, support_shortfall, surplus
+from .calamities import disabled_tokens, revolt_tokens_placed
+from .cities import (
+    ReduceCity,
+    cities_of,
+    reduction_candidates,
+    reduction_tokens,
+    support_shortfall,
+    surplus,
+)
 from .draws import Draws
 from .events import Event
 from .options import option
@@ -131,7 +138,7 @@ def apply_recovered(state: GameState, data: dict[str, Any]) -> GameState:
 
 
 def apply_reduced(state: GameState, data: dict[str, Any]) -> GameState:
-    return _placed(cities.apply_reduced(state, data), data["nation"], data["tokens"])
+    return revolt_tokens_placed(cities.apply_reduced(state, data), data["nation"], data["tokens"])
 
 
 def settle(state: GameState, draws: Draws) -> list[Event]:

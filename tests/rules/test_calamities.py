@@ -8,6 +8,7 @@ from pbem.rules.calamities import GiveLosses, LoseUnits, PickCities, quantity
 from pbem.rules.commands import PassDeadline
 from pbem.rules.draws import Draws
 from pbem.rules.narrate import describe_event
+from pbem.rules.rejection import Rejection
 
 from .casefile import position
 
@@ -121,7 +122,7 @@ def test_pick_refusals():
     ):
         try:
             decide(state, text, pid)
-        except Exception as exc:  # Rejection
+        except Rejection as exc:
             assert words in str(exc)
         else:
             raise AssertionError(text)
@@ -163,7 +164,7 @@ def test_treachery_with_no_city_in_stock_eliminates():
 def test_narration():
     state, _ = game("calamity-resolution", areas=CITIES, calamities=[["Treachery", "Egypt", "Crete"]])
     _, events = decide(state, "PICK Thebes", 2)
-    assert describe_event(state, events[0], "observer") == "Treachery (Egypt): Crete chose Egypt's Thebes becomes a city of Crete."
+    assert describe_event(state, events[0], "observer") == "Treachery (Egypt): Egypt's Thebes becomes a city of Crete (chosen by Crete)."
     state, events = game("calamity-resolution", areas=CITIES, calamities=[["Flood", "Egypt", ""]], options={"unplayable-phases": "skip"})
     text = describe_event(state, events[0], "observer")
     assert "cannot be resolved" in text
@@ -185,7 +186,7 @@ def test_phase_11_reduce_prompt_verify_and_refusal():
     assert prompt.choices == ("REDUCE Memphis", "REDUCE Thebes")
     try:
         decide(state, "REDUCE Thebes", 2)
-    except Exception as exc:
+    except Rejection as exc:
         assert "no city of yours" in str(exc)
     else:
         raise AssertionError("Crete may not reduce")
@@ -223,7 +224,7 @@ def test_loss_prompt_choices_all_work_and_verify_re_decides():
     assert prompt.step == "calamity-loss-primary" and 1 < len(prompt.choices) <= 60
     for choice in prompt.choices:
         before = state
-        after, events = decide(state, choice)
+        _, events = decide(state, choice)
         assert events[0].type == "CalamityLossChosen"
         assert sum(c["points"] for c in events[0].data["losses"]) == 10
         assert E.decide(before, E.command_for(before, events[0]), DRAWS) == events
@@ -241,7 +242,7 @@ def test_give_prompt_default_and_refusals():
     for text, words in (("GIVE Crete 9, Babylon 8, Thrace 3", "at most 8"), ("GIVE Crete 8, Babylon 8", "exactly 20"), ("GIVE Egypt 8, Crete 8, Babylon 4", "cannot be given")):
         try:
             decide(state, text)
-        except Exception as exc:
+        except Rejection as exc:
             assert words in str(exc), (text, str(exc))
         else:
             raise AssertionError(text)
@@ -288,7 +289,7 @@ def test_convert_parse_verify_and_narrate():
     assert parse("CON babylon", state).command == Convert(1, "Babylon")
     try:
         decide(state, "CONVERT Babylon", 2)
-    except Exception as exc:
+    except Rejection as exc:
         assert "no conversion is yours" in str(exc)
     else:
         raise AssertionError("Babylon holds no Monotheism")
@@ -297,3 +298,53 @@ def test_convert_parse_verify_and_narrate():
     assert describe_event(state, events[0], "observer") == "Assyria converts Babylon with Monotheism: 3 tokens of Babylon become Assyria's."
     (prompt,) = E.pending(state).values()
     assert prompt.choices[-1] == "CONVERT NONE" and prompt.default == "no conversion"
+
+
+# -- any position: bots answer with the offered choices; phase 9 always ends ----------------------
+
+
+def test_bots_always_finish_the_implemented_calamities():
+    import random
+
+    from pbem.rules.calamities import RESOLVERS
+    from pbem.rules.rulebook import ruleset_of
+
+    lands = ["Thebes", "Memphis", "Alexandria", "Aleppo", "Athens", "Corinth", "Cyrene", "Knossos", "Sparta",
+             "Babylon", "Susa", "Ur", "Babylonia", "Charax", "Media", "Parthia"]
+    nations = ["Egypt", "Crete", "Babylon", "Thrace"]
+    cards = ["Medicine", "Roadbuilding", "Theology", "Philosophy", "Mysticism", "Law", "Mining", "Enlightenment", "Pottery"]
+    for seed in range(60):
+        rng = random.Random(seed)
+        areas = {}
+        for land in lands:
+            owner = rng.choice(nations)
+            kind = rng.choice(["city", "tokens", "empty"])
+            if kind == "city":
+                areas[land] = {"city": owner}
+            elif kind == "tokens":
+                areas[land] = {"tokens": {owner: rng.randint(1, 5)}}
+        spec = {n: {"civ_cards": rng.sample(cards, 2), "hand": ["Grain"] * rng.randint(0, 2)} for n in nations}
+        names = sorted(RESOLVERS)
+        chosen = rng.sample(names, 3)
+        order = [c for c in ruleset_of(position({"players": 4, "phase": "calamity-resolution", "nations": spec})).calamity_order() if c in chosen]
+        calamities = [[c, rng.choice(nations), rng.choice(["", "Crete"])] for c in order]
+        for c in calamities:
+            if c[1] == "Crete" or c[0] in ("Famine",):
+                c[2] = ""
+        case = {"players": 4, "phase": "calamity-resolution", "nations": spec, "areas": areas, "calamities": calamities}
+        state = position(case)
+        state = E.fold(state, until(E.resume(state, DRAWS), "calamity-resolution"))
+        for _ in range(60):
+            if state.phase != "calamity-resolution" or state.step == "ended":
+                break
+            prompts = E.pending(state)
+            assert prompts, f"seed {seed}: waiting with nobody asked"
+            prompt = next(iter(prompts.values()))
+            if rng.random() < 0.3:
+                events = E.decide(state, PassDeadline(), DRAWS)
+            else:
+                events = E.decide(state, parse(rng.choice(prompt.choices), state, prompt.player_id).command, DRAWS)
+            state = E.fold(state, until(events, "calamity-resolution"))
+        assert state.step == "ended" or state.phase != "calamity-resolution", f"seed {seed}"
+        for n in state.nations.values():
+            assert n.stock >= 0
