@@ -39,7 +39,7 @@ from typing import Any
 from .draws import Draws
 from .events import Event
 from .options import option
-from .phase import PhaseRules
+from .phase import PhaseRules, acting_nation
 from .prompt import Prompt
 from .ranking import in_ast_order
 from .rejection import Rejection
@@ -374,13 +374,6 @@ def pending(state: GameState) -> dict[str, Prompt]:
 # -- folding ------------------------------------------------------------------------------------
 
 
-def _nation_of(state: GameState, player_id: int) -> str:
-    for name, n in state.nations.items():
-        if n.player_id == player_id:
-            return name
-    raise Rejection("you have no nation in this game")
-
-
 def apply_ordered(state: GameState, data: dict[str, Any]) -> GameState:
     nation = data["nation"]
     return replace(state, filed=state.filed.set(f"advance:{nation}", (dict(data),)))
@@ -528,7 +521,7 @@ def check_purchase(state: GameState, nation: str, command: BuyAdvances) -> dict[
 
 
 def decide_buy(state: GameState, command: BuyAdvances) -> list[Event]:
-    nation = _nation_of(state, command.player_id)
+    nation = acting_nation(state, command.player_id)
     if state.phase != PHASE or state.step != "" or _no_trading(state):
         raise Rejection("civilization cards are bought in phase 12, before its orders are carried out", "seed 003: 12")
     if nation not in _asked(state):
@@ -541,7 +534,7 @@ def decide_buy(state: GameState, command: BuyAdvances) -> list[Event]:
 
 
 def decide_discard(state: GameState, command: DiscardCards, by_default: bool = False) -> list[Event]:
-    nation = _nation_of(state, command.player_id)
+    nation = acting_nation(state, command.player_id)
     if state.phase != PHASE or state.step != "hand-limit" or nation.lower() not in pending(state):
         raise Rejection("you are not over the hand limit now: nothing to discard", "§31.71")
     held = commodity_counts(state, nation)
@@ -564,7 +557,7 @@ def decide_discard(state: GameState, command: DiscardCards, by_default: bool = F
 
 
 def defaults(state: GameState, prompt: Prompt) -> list[Event]:
-    nation = _nation_of(state, prompt.player_id)
+    nation = acting_nation(state, prompt.player_id)
     if prompt.step == "buy-advances":
         return [Event("AdvancesOrdered", {"nation": nation, "cards": [], "pay": {}, "treasury": 0, "by_default": True})]
     cards = tuple(default_discards(state, nation).items())

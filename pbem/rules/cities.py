@@ -30,7 +30,7 @@ from .draws import Draws
 from .events import Event
 from .frozen import FrozenMap
 from .options import option
-from .phase import PhaseRules
+from .phase import PhaseRules, acting_nation
 from .prompt import Prompt
 from .ranking import cities_in_stock, in_ast_order
 from .rejection import Rejection
@@ -373,13 +373,6 @@ def apply_reduced(state: GameState, data: dict[str, Any]) -> GameState:
 # -- deciding -------------------------------------------------------------------------------------
 
 
-def _nation_of(state: GameState, player_id: int) -> str:
-    for name, n in state.nations.items():
-        if n.player_id == player_id:
-            return name
-    raise Rejection("you have no nation in this game")
-
-
 def _check_build(state: GameState, nation: str, area: str, treasury: int, taken: list[tuple[str, int]]) -> int:
     """The tokens this build takes from treasury, or a Rejection saying why it cannot be built."""
     spot = state.area(area)
@@ -414,7 +407,7 @@ def _check_build(state: GameState, nation: str, area: str, treasury: int, taken:
 
 
 def decide_build(state: GameState, command: BuildCities) -> list[Event]:
-    nation = _nation_of(state, command.player_id)
+    nation = acting_nation(state, command.player_id)
     if state.phase != PHASE or state.step != "":
         raise Rejection("cities are built in phase 5, before its orders are resolved", "seed 001: 5A")
     if nation not in _asked(state):
@@ -431,7 +424,7 @@ def decide_build(state: GameState, command: BuildCities) -> list[Event]:
 
 
 def decide_done(state: GameState, command: FinishOrders, by_default: bool = False) -> list[Event]:
-    nation = _nation_of(state, command.player_id)
+    nation = acting_nation(state, command.player_id)
     if state.phase != PHASE or state.step != "":
         raise Rejection("there are no orders of yours to complete now")
     if nation not in _asked(state):
@@ -445,7 +438,7 @@ def decide_done(state: GameState, command: FinishOrders, by_default: bool = Fals
 def decide_reduce(state: GameState, command: ReduceCity, by_default: bool = False) -> list[Event]:
     if state.phase in OTHER_REDUCTIONS:
         return OTHER_REDUCTIONS[state.phase](state, command, by_default)
-    nation = _nation_of(state, command.player_id)
+    nation = acting_nation(state, command.player_id)
     current = _current(state) if state.phase == PHASE and state.step == "resolve" else None
     if current is None or current != (nation, "reduce") or _reduce_prompt(state, nation) is None:
         raise Rejection("no city of yours needs reducing now", "seed 001: 5C")
@@ -470,7 +463,7 @@ def _reduction(state: GameState, nation: str, area: str) -> dict[str, Any]:
 def defaults(state: GameState, prompt: Prompt) -> list[Event]:
     if prompt.step == "build-cities":
         return decide_done(state, FinishOrders(prompt.player_id), True)
-    nation = _nation_of(state, prompt.player_id)
+    nation = acting_nation(state, prompt.player_id)
     return decide_reduce(state, ReduceCity(prompt.player_id, reduction_candidates(state, nation)[0]), True)
 
 

@@ -45,7 +45,7 @@ from typing import Any
 from .draws import Draws
 from .events import Event
 from .options import option
-from .phase import PhaseRules
+from .phase import PhaseRules, acting_nation
 from .prompt import Prompt
 from .ranking import BARBARIANS, ast_rank
 from .rejection import Rejection
@@ -422,13 +422,6 @@ def _player(state: GameState, nation: str) -> int:
     return state.nations[nation].player_id
 
 
-def _nation_of(state: GameState, player_id: int) -> str:
-    for name, n in state.nations.items():
-        if n.player_id == player_id:
-            return name
-    raise Rejection("you have no nation in this game")
-
-
 def _board_line(state: GameState, area: str) -> str:
     a = state.area(area)
     parts = [f"{p} {n}" for p, n in a.tokens.items()]
@@ -541,7 +534,7 @@ def pending(state: GameState) -> dict[str, Prompt]:
 
 
 def _asked(state: GameState, player_id: int, step: str, what: str, cite: str) -> Prompt:
-    prompt = pending(state).get(_nation_of(state, player_id).lower()) if state.phase == PHASE else None
+    prompt = pending(state).get(acting_nation(state, player_id).lower()) if state.phase == PHASE else None
     if prompt is None or prompt.step != step:
         raise Rejection(f"no {what} is asked of you now", cite)
     return prompt
@@ -549,7 +542,7 @@ def _asked(state: GameState, player_id: int, step: str, what: str, cite: str) ->
 
 def decide_order(state: GameState, command: ChooseCityOrder, by_default: bool = False) -> list[Event]:
     _asked(state, command.player_id, "city-order", "order of attacked cities", "seed 002: 4b")
-    defender = _nation_of(state, command.player_id)
+    defender = acting_nation(state, command.player_id)
     mine = [q[0] for q in _queue(state) if q[2] == defender]
     named = list(dict.fromkeys(command.areas))
     wrong = [a for a in named if a not in mine]
@@ -602,7 +595,7 @@ def decide_spoils(state: GameState, command: ChooseSpoils, by_default: bool = Fa
 
 def defaults(state: GameState, prompt: Prompt) -> list[Event]:
     if prompt.step == "city-order":
-        defender = _nation_of(state, prompt.player_id)
+        defender = acting_nation(state, prompt.player_id)
         mine = tuple(q[0] for q in _queue(state) if q[2] == defender)
         return decide_order(state, ChooseCityOrder(prompt.player_id, mine), True)
     if prompt.step == "city-defer":

@@ -13,7 +13,22 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from . import advances, ast, calamities, cities, conflict, expansion, monotheism, movement, setup, surplus, tax, trade, trade_cards, turn
+from . import (
+    advances,
+    ast,
+    calamities,
+    cities,
+    conflict,
+    expansion,
+    monotheism,
+    movement,
+    setup,
+    surplus,
+    tax,
+    trade,
+    trade_cards,
+    turn,
+)
 from .commands import Command, PassDeadline, SetDeadline
 from .draws import Draws
 from .events import Event

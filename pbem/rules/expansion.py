@@ -20,7 +20,7 @@ from typing import Any
 
 from .draws import Draws
 from .events import Event
-from .phase import PhaseRules
+from .phase import PhaseRules, acting_nation
 from .prompt import Prompt
 from .ranking import ast_rank, in_ast_order
 from .rejection import Rejection
@@ -195,15 +195,8 @@ def pending(state: GameState) -> dict[str, Prompt]:
 # -- deciding --------------------------------------------------------------------------------
 
 
-def _nation_of(state: GameState, player_id: int) -> str:
-    for name, n in state.nations.items():
-        if n.player_id == player_id:
-            return name
-    raise Rejection("you have no nation in this game")
-
-
 def decide_growth(state: GameState, command: DistributeGrowth, by_default: bool = False) -> list[Event]:
-    nation = _nation_of(state, command.player_id)
+    nation = acting_nation(state, command.player_id)
     if state.phase != PHASE or _waiting_for(state) != nation:
         raise Rejection(
             "no growth is yours to distribute now: only a player whose stock is short of his growth does so, in phase 2",
@@ -232,7 +225,7 @@ def decide_growth(state: GameState, command: DistributeGrowth, by_default: bool 
 
 
 def defaults(state: GameState, prompt: Prompt) -> list[Event]:
-    nation = _nation_of(state, prompt.player_id)
+    nation = acting_nation(state, prompt.player_id)
     grow = entitlement(state, nation)
     chosen = default_distribution(grow, state.nations[nation].stock)
     return decide_growth(state, DistributeGrowth(prompt.player_id, tuple(sorted(chosen.items()))), True)

@@ -40,7 +40,7 @@ from typing import Any
 
 from .draws import Draws
 from .events import Event
-from .phase import PhaseRules
+from .phase import PhaseRules, acting_nation
 from .prompt import Prompt
 from .ranking import census_order
 from .rejection import Rejection
@@ -403,13 +403,6 @@ def apply_attacked(state: GameState, data: dict[str, Any]) -> GameState:
 # -- who acts ---------------------------------------------------------------------------
 
 
-def _nation_of(state: GameState, player_id: int) -> str:
-    for name, n in state.nations.items():
-        if n.player_id == player_id:
-            return name
-    raise Rejection("you have no nation in this game")
-
-
 def _spread(choices: list[str]) -> tuple[str, ...]:
     """At most MAX_CHOICES, the do-nothing answer first, the rest picked evenly."""
     first, rest = choices[0], choices[1:]
@@ -524,7 +517,7 @@ def pending(state: GameState) -> dict[str, Prompt]:
 
 def _acting(state: GameState, player_id: int, step: str) -> str:
     """The nation giving this order, when it is its turn in ``step``; otherwise a clear refusal."""
-    nation = _nation_of(state, player_id)
+    nation = acting_nation(state, player_id)
     what = "ships are built and kept" if step == SHIPS else "tokens and ships move"
     if state.phase != PHASE or state.step not in (SHIPS, MOVES):
         raise Rejection(f"{what} only in phase 3 (movement)", "R-2.2" if step == SHIPS else "§23")

@@ -15,6 +15,7 @@ from typing import Any
 from .draws import Draws
 from .events import Event
 from .prompt import Prompt
+from .rejection import Rejection
 from .state import GameState
 
 Apply = Callable[[GameState, dict[str, Any]], GameState]
@@ -52,3 +53,11 @@ class PhaseRules:
     settle: Callable[[GameState, Draws], list[Event]] = _nothing_to_settle
     inputs: Mapping[str, Callable[[GameState, Mapping[str, Any]], Any]] = field(default_factory=dict)
     narrate: Mapping[str, Narrate] = field(default_factory=dict)
+
+
+def acting_nation(state: GameState, player_id: int) -> str:
+    """The nation a player gives orders for; orders from someone without one are refused."""
+    for name, nation in state.nations.items():
+        if nation.player_id == player_id:
+            return name
+    raise Rejection("you have no nation in this game")

@@ -15,7 +15,15 @@ import re
 import textwrap
 from typing import Callable, Iterable, Mapping
 
-from pbem.rules.ruleset import Area, Calamity, CivCard, Effect, Ruleset, TradeStack, Water
+from pbem.rules.ruleset import (
+    Area,
+    Calamity,
+    CivCard,
+    Effect,
+    Ruleset,
+    TradeStack,
+    Water,
+)
 
 __all__ = ["TOPICS", "describe", "describe_effect", "match_name"]
 

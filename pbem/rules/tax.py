@@ -18,7 +18,7 @@ from .commands import ChooseRevoltingCities, ChooseTaxRate
 from .draws import Draws
 from .events import Event
 from .options import option
-from .phase import PhaseRules
+from .phase import PhaseRules, acting_nation
 from .prompt import Prompt
 from .ranking import beneficiary_ranking, cities_in_stock, in_ast_order
 from .rejection import Rejection
@@ -155,15 +155,8 @@ def pending(state: GameState) -> dict[str, Prompt]:
 # -- deciding ----------------------------------------------------------------------
 
 
-def _nation_of(state: GameState, player_id: int) -> str:
-    for name, n in state.nations.items():
-        if n.player_id == player_id:
-            return name
-    raise Rejection("you have no nation in this game")
-
-
 def decide_rate(state: GameState, command: ChooseTaxRate) -> list[Event]:
-    nation = _nation_of(state, command.player_id)
+    nation = acting_nation(state, command.player_id)
     if state.phase != PHASE or nation not in _needs_rate(state):
         raise Rejection("no tax rate is asked of you now; only a Coinage holder names one, in phase 1", "§19.2")
     if command.rate not in COINAGE_RATES:
@@ -192,7 +185,7 @@ def decide_revolt(state: GameState, command: ChooseRevoltingCities, by_default: 
 
 def defaults(state: GameState, prompt: Prompt) -> list[Event]:
     if prompt.step == "tax-rate":
-        nation = _nation_of(state, prompt.player_id)
+        nation = acting_nation(state, prompt.player_id)
         return [Event("TaxRateChosen", {"nation": nation, "rate": 2, "by_default": True})]
     victim, left, beneficiary = _current_revolt(state)
     take = min(left, cities_in_stock(state, beneficiary))

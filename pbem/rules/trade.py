@@ -29,7 +29,7 @@ from typing import Any
 from .draws import Draws
 from .events import Event
 from .options import option
-from .phase import PhaseRules
+from .phase import PhaseRules, acting_nation
 from .prompt import Prompt
 from .rejection import Rejection
 from .rulebook import ruleset_of
@@ -227,15 +227,8 @@ def apply_lapsed(state: GameState, data: dict[str, Any]) -> GameState:
 # -- deciding ------------------------------------------------------------------------------
 
 
-def _nation_of(state: GameState, player_id: int) -> str:
-    for name, n in state.nations.items():
-        if n.player_id == player_id:
-            return name
-    raise Rejection("you have no nation in this game")
-
-
 def _trader(state: GameState, player_id: int) -> str:
-    nation = _nation_of(state, player_id)
+    nation = acting_nation(state, player_id)
     if state.phase != PHASE or state.step == "ended":
         raise Rejection("trading happens only in phase 7 (Trade)", "seed 003: 7")
     if nation in _finished(state):
@@ -338,7 +331,7 @@ def decide_finish(state: GameState, command: FinishTrading) -> list[Event]:
 
 
 def defaults(state: GameState, prompt: Prompt) -> list[Event]:
-    return [Event("TradingFinished", {"nation": _nation_of(state, prompt.player_id), "by_default": True}, ("seed 003: 7",))]
+    return [Event("TradingFinished", {"nation": acting_nation(state, prompt.player_id), "by_default": True}, ("seed 003: 7",))]
 
 
 # -- prompts -------------------------------------------------------------------------------

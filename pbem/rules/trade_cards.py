@@ -29,7 +29,7 @@ from .draws import Draws
 from .events import Event
 from .frozen import FrozenMap
 from .options import option
-from .phase import PhaseRules
+from .phase import PhaseRules, acting_nation
 from .prompt import Prompt
 from .ranking import ast_rank
 from .rejection import Rejection
@@ -266,17 +266,10 @@ def pending(state: GameState) -> dict[str, Prompt]:
 # -- deciding ----------------------------------------------------------------------
 
 
-def _nation_of(state: GameState, player_id: int) -> str:
-    for name, n in state.nations.items():
-        if n.player_id == player_id:
-            return name
-    raise Rejection("you have no nation in this game")
-
-
 def decide_buy(state: GameState, command: BuyTradeCards, by_default: bool = False) -> list[Event]:
     if state.phase != PHASE:
         raise Rejection("cards are bought from stack 9 only in phase 6, straight after your own draw", "§27.51")
-    nation = _nation_of(state, command.player_id)
+    nation = acting_nation(state, command.player_id)
     who = current(state)
     if who != nation or _must_draw(state, nation):
         waiting = f"; it is {who}'s turn to draw or buy" if who else ""
