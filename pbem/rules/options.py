@@ -33,6 +33,9 @@ RULES_OPTIONS: dict[str, tuple[str, ...]] = {
     "unplayable-phases": ("wait", "skip"),
 }
 
+#: Variants the engine does not play yet: refused at creation rather than silently ignored.
+NOT_YET_PLAYED = ("variant-small-cities", "variant-no-trading")
+
 #: Options whose value is free text checked by a function of its own.
 FREE_OPTIONS = ("primary-calamity-limit", "ruleset-data")
 
@@ -64,6 +67,9 @@ def validate_options(options: Mapping[str, str]) -> dict[str, str]:
         else:
             known = ", ".join(sorted([*allowed, *FREE_OPTIONS]))
             raise OptionError(f"unknown option {key!r}; known options: {known}")
+    for variant in NOT_YET_PLAYED:
+        if out.get(variant) == "on":
+            raise OptionError(f"{variant}=on is not played by this engine yet; a game with it cannot be created")
     if out.get("variant-no-trading") == "on" and out.get("primary-calamity-limit", "none") != "none":
         raise OptionError("primary-calamity-limit must be none with variant-no-trading=on (RULINGS.md §7)")
     return out

@@ -172,3 +172,10 @@ def test_rules_tables_match_the_help_by_mail(game):
     (who, asked), = view["pending"].items()
     helped = pbem(db_url, "submit", "g1", "--as", asked["player"], stdin="HELP CARD Astronomy", cwd=cwd)
     assert out(card).strip() in out(helped)
+
+
+def test_variants_not_played_yet_are_refused_not_ignored(db_url, tmp_path):
+    for variant in ("variant-small-cities", "variant-no-trading"):
+        refused = pbem(db_url, "game", "create", "g3", "--player", "A:a@x.org", "--player", "B:b@x.org",
+                       "--option", f"{variant}=on", cwd=tmp_path)
+        assert refused.returncode == 2 and "not played by this engine yet" in out(refused)
