@@ -262,15 +262,16 @@ def demo(out: Path, players: int, turns: int) -> None:
 @click.option("--seed", default="1", help="The game's secret seed; the bots' choices derive from it too.")
 @click.option("--option", "options", multiple=True, help="KEY=VALUE game option.")
 @click.option("--miss", default=0.1, type=float, help="Chance that a bot misses a deadline (defaults apply).")
+@click.option("--strategy", default="random", type=click.Choice(["random", "greedy"]), help="How bots choose among legal orders.")
 @click.option("--json", "as_json", is_flag=True)
-def simulate(players: int, turns: int, seed: str, options: tuple[str, ...], miss: float, as_json: bool) -> None:
+def simulate(players: int, turns: int, seed: str, options: tuple[str, ...], miss: float, strategy: str, as_json: bool) -> None:
     """Play a game with bots choosing random legal orders, through the same service layer as email."""
     from pbem.service.games import GameError
     from pbem.service.simulate import simulate as run
 
     opts = dict(item.split("=", 1) for item in options if "=" in item)
     try:
-        summary = run(players, turns, seed, options=opts, miss=miss)
+        summary = run(players, turns, seed, options=opts, miss=miss, strategy=strategy)
     except GameError as exc:
         _fail(str(exc))
     if as_json:

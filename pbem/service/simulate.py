@@ -62,6 +62,7 @@ def simulate(
     miss: float = 0.1,
     db_url: str | None = None,
     max_steps: int = 5000,
+    strategy: str = "random",
 ) -> Summary:
     """Play up to ``turns`` turns with ``players`` bots; stop early if the game waits on nobody."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -70,12 +71,12 @@ def simulate(
         ensure_schema(db)
         settings = replace(Settings(), db_url=url, maildir=Path(tmp) / "mail")
         try:
-            return _play(db, settings, players, turns, seed, options or {}, miss, max_steps)
+            return _play(db, settings, players, turns, seed, options or {}, miss, max_steps, strategy)
         finally:
             db.dispose()
 
 
-def _play(db, settings, players, turns, seed, options, miss, max_steps) -> Summary:
+def _play(db, settings, players, turns, seed, options, miss, max_steps, strategy) -> Summary:
     game_id = "sim-" + "".join(c for c in seed.lower() if c.isalnum())[:20] or "sim"
     rng = random.Random(f"bots:{seed}")
     clock = START
@@ -112,7 +113,7 @@ def _play(db, settings, players, turns, seed, options, miss, max_steps) -> Summa
             summary.deadlines_missed += 1
         else:
             who, prompt = sorted(asked.items())[0]
-            text = bot_orders(prompt, rng)
+            text = bot_orders(prompt, rng, current, strategy)
             receipt = submit(db, settings, game_id, current.player(prompt.player_id).name, text, now=clock)
             summary.orders_sent += 1
             if not receipt.ok:
@@ -121,6 +122,10 @@ def _play(db, settings, players, turns, seed, options, miss, max_steps) -> Summa
         check(current)
     summary.turns_played = max(0, min(current.turn - 1, turns))
     summary.events_appended = current.version
+    if current.finished:
+        with UnitOfWork(db) as uow:
+            ended = [r for r in uow.events.read(game_id) if r.type == "GameEnded"]
+        summary.winner = ended[-1].payload["winner"] if ended else None
     if not summary.stopped_at and current.turn <= turns and not current.finished:
         summary.stopped_at = current.phase
     return summary

@@ -35,3 +35,11 @@ def test_bot_games_keep_every_invariant(players, seed):
     summary = simulate(players, 3, f"{seed}{players}", options={"unplayable-phases": "skip"}, miss=0.25)
     assert summary.problems == []
     assert summary.turns_played == 3
+
+
+def test_greedy_bots_look_ahead_and_keep_every_invariant():
+    """The greedy strategy tries each legal choice on a copy of the game before choosing."""
+    summary = simulate(4, 4, "greedy", options={"unplayable-phases": "skip"}, miss=0.05, strategy="greedy")
+    assert summary.problems == [] and summary.turns_played == 4
+    again = simulate(4, 4, "greedy", options={"unplayable-phases": "skip"}, miss=0.05, strategy="greedy")
+    assert again.as_json() == summary.as_json()
