@@ -4,10 +4,13 @@
 resolved asks of you: the cities of yours it reduces (Superstition, Civil
 Disorder, Iconoclasm & Heresy, untraded Treachery), the city of the victim
 you take (Treachery you traded), or the other players' cities you name
-(Iconoclasm & Heresy, Piracy). Name them all on one line.
+(Iconoclasm & Heresy, Piracy), your city by the volcano that erupts or
+destroyed by an Earthquake and the neighbour's city it reduces, your coastal
+city a Flood takes, or any area of the flood plain you name when two tie.
+Name them all on one line.
 
 ``LOSE Thebes 3, Memphis CITY, Sais REDUCE`` pays unit points (Famine,
-Epidemic): 3 tokens from Thebes, the city of Memphis eliminated, the city
+Epidemic, Flood): 3 tokens from Thebes, the city of Memphis eliminated, the city
 of Sais reduced. ``GIVE Crete 8, Babylon 8, Thrace 4`` hands the secondary
 unit points to other players. ``CONVERT Sais`` (Monotheism, phase 10)
 converts the units there; ``CONVERT NONE`` converts nothing.

@@ -18,7 +18,7 @@ from typing import Any
 from pbem.rules.rulebook import ruleset_of
 from pbem.rules.state import GameState
 
-from . import advances, calamities, cities, conflict, expansion, moderator, movement, setup, tax, trade, trade_cards
+from . import advances, calamities, calamity_war, cities, conflict, expansion, moderator, movement, setup, tax, trade, trade_cards
 from .grammar import Actor, LineError, Parser, name
 
 
@@ -50,7 +50,7 @@ class Orders:
 
 
 #: The modules that hold each phase's verbs, in the order HELP lists them.
-VERB_MODULES = (setup, tax, expansion, movement, conflict, cities, trade_cards, trade, calamities, advances, moderator)
+VERB_MODULES = (setup, tax, expansion, movement, conflict, cities, trade_cards, trade, calamities, calamity_war, advances, moderator)
 VERBS: dict[str, tuple[Parser, str]] = {}
 CANONICAL: dict[type, Callable[[Any], str]] = {}
 for _module in VERB_MODULES:

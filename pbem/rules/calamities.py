@@ -13,8 +13,8 @@ stages; a stage either strikes at once (no choice to make) or asks one
 player: PICK cities (Treachery, Superstition, Slave Revolt's support check,
 Civil Disorder, Iconoclasm & Heresy, Piracy), LOSE unit points or GIVE them
 to secondary victims (Famine, Epidemic; `calamity_losses`).
-Not resolved yet: Volcanic Eruption / Earthquake, Civil War, Flood and
-Barbarian Hordes. Civilization cards change the numbers through the
+Volcanic Eruption / Earthquake and Flood are in `calamity_nature`, Civil
+War in `calamity_war`. Not resolved yet: Barbarian Hordes. Civilization cards change the numbers through the
 ruleset's calamity effects. A calamity this engine cannot resolve yet is
 never skipped silently: the game waits at it, or, with the game option
 `unplayable-phases=skip`, records ``CalamityNotPlayable`` and returns it.
@@ -28,6 +28,8 @@ from itertools import combinations
 from typing import Any
 
 from . import calamity_losses as L
+from . import calamity_nature as nature
+from . import calamity_war as W
 from .calamity_losses import Assign, Loss
 from .cities import cities_of, reduction_candidates, reduction_tokens, support_shortfall
 from .draws import Draws
@@ -531,6 +533,9 @@ RESOLVERS: dict[str, Callable[[GameState, Calamity, int], Any]] = {
     "Slave Revolt": _slave_revolt,
     "Famine": _unit_points("Famine", False, ("§30.31", "§29.62")),
     "Epidemic": _unit_points("Epidemic", True, ("§30.6", "§29.62")),
+    "Civil War": W.civil_war,
+    "Volcanic Eruption / Earthquake": lambda s, c, i: nature.volcano(s, c, i),
+    "Flood": lambda s, c, i: nature.flood(s, c, i),
 }
 
 
@@ -554,6 +559,8 @@ def _automatic(state: GameState, stage: Stage) -> bool:
 
 
 def _changes(state: GameState, stage: Stage, picked: tuple[str, ...]) -> list[dict[str, Any]]:
+    if stage.effect == "erupt":
+        return nature.eruption_changes(state, picked)
     out = []
     seized = 0
     for area in picked:
@@ -581,7 +588,7 @@ def _stage_data(state: GameState, cal: Calamity, stage: Stage, picked: tuple[str
         "cities": _changes(state, stage, picked),
         "note": stage.note,
         "next": _index(state) + (0 if stage.repeat else 1),
-    }
+    } | ({"picked": list(picked)} if stage.effect == "erupt" else {})
 
 
 def apply_struck(state: GameState, data: dict[str, Any]) -> GameState:
@@ -597,9 +604,12 @@ def apply_struck(state: GameState, data: dict[str, Any]) -> GameState:
             state = state.with_area(c["area"], replace(area, city=c["to"]))
             if c["to"] != PIRATES and c["area"] not in gained:
                 gained.append(c["area"])
+        elif c["effect"] == "erupt":
+            state = nature.apply_eruption(state, c)
         else:
             state = state.with_area(c["area"], replace(area, city=None))
-    return replace(state, step=str(data.get("next", _index(state) + 1)), gained_this_turn=tuple(gained))
+    struck = state.filed.set("struck", tuple(c["area"] for c in data["cities"]))
+    return replace(state, step=str(data.get("next", _index(state) + 1)), gained_this_turn=tuple(gained), filed=struck)
 
 
 def revolt_tokens_placed(state: GameState, nation: str, tokens: int) -> GameState:
@@ -614,7 +624,10 @@ def apply_revolted(state: GameState, data: dict[str, Any]) -> GameState:
 
 
 def apply_resolved(state: GameState, data: dict[str, Any]) -> GameState:
-    state = replace(state, calamities=state.calamities[1:], step="", filed=state.filed.without("assigned"))
+    filed = state.filed.without("assigned")
+    for key in nature.FILED:
+        filed = filed.without(key)
+    state = replace(state, calamities=state.calamities[1:], step="", filed=filed)
     return _return_cards(state, [data["calamity"]])
 
 
@@ -634,6 +647,8 @@ def settle_resolution(state: GameState, draws: Draws) -> list[Event]:
         return [Event("CalamityNotPlayable", data, ("unplayable-phases",))]
     if stage is None:
         return [Event("CalamityResolved", {"calamity": cal[0], "victim": cal[1]}, ("§29.7",))]
+    if hasattr(stage, "settle"):  # a stage with its own prompt (calamity_war.Split)
+        return stage.settle(state, cal)
     if isinstance(stage, Event):
         return [stage]
     if isinstance(stage, Loss):
@@ -707,7 +722,7 @@ def _loss_prompt(state: GameState) -> Prompt | None:
         n = state.nations[stage.nation]
         need = L.required(state, stage)
         room = L.token_room(state, stage)
-        cities = cities_of(state, stage.nation)
+        cities = L.cities(state, stage)
         lines = tuple(L.write(o) for o in options)
         return Prompt(
             who=stage.nation.lower(),
@@ -752,6 +767,10 @@ def _loss_prompt(state: GameState) -> Prompt | None:
 
 
 def pending_resolution(state: GameState) -> dict[str, Prompt]:
+    current = _current(state) if state.phase == RESOLUTION else None
+    if current is not None and hasattr(current[1], "prompt"):
+        own = current[1].prompt(state, current[0])
+        return {own.who: own} if own else {}
     prompt = _prompt(state) or _loss_prompt(state)
     return {prompt.who: prompt} if prompt else {}
 
@@ -764,6 +783,9 @@ def _nation_of(state: GameState, player_id: int) -> str:
 
 
 def decide_pick(state: GameState, command: PickCities, by_default: bool = False) -> list[Event]:
+    current = _current(state) if state.phase == RESOLUTION else None
+    if current is not None and hasattr(current[1], "decide_pick"):  # a stage of its own (calamity_nature.PlainChoice)
+        return current[1].decide_pick(state, current[0], command, by_default)
     prompt = _prompt(state)
     if prompt is None or prompt.player_id != command.player_id:
         raise Rejection("no calamity asks you to choose cities now", "§29.6")
@@ -847,6 +869,9 @@ def apply_given(state: GameState, data: dict[str, Any]) -> GameState:
 
 
 def defaults_resolution(state: GameState, prompt: Prompt) -> list[Event]:
+    current = _current(state)
+    if current is not None and hasattr(current[1], "default"):
+        return current[1].default(state, current[0], prompt)
     if prompt.step.startswith("calamity-loss"):
         _, loss = _stage_for(state, prompt.player_id, Loss)
         return decide_lose(state, LoseUnits(prompt.player_id, L.answers(state, loss, 1)[0]), True)
@@ -868,6 +893,8 @@ def _tell_struck(state: GameState, event: Event, viewer: str) -> str:
             short = f", stock short: {c['due']} due" if c["tokens"] < c["due"] else ""
             what = "eliminated (no tokens in stock)" if c["tokens"] == 0 else f"reduced to {c['tokens']} tokens{short}"
             parts.append(f"{c['owner']}'s {c['area']} {what}")
+        elif c["effect"] == "erupt":
+            parts.append(nature.tell_eruption(c))
         elif c["effect"] == "seize":
             to = "a Pirate city" if c["to"] == PIRATES else f"a city of {c['to']}"
             parts.append(f"{c['owner']}'s {c['area']} becomes {to}")
@@ -921,18 +948,25 @@ RESOLUTION_RULES = PhaseRules(
         "CalamityLossTaken": apply_loss,
         "CalamityLossesGiven": apply_given,
         "CalamityLossesShared": apply_given,
+        **W.APPLY,
+        "FloodStruck": lambda s, d: nature.apply_flood(s, d),
+        "FloodPlainChosen": lambda s, d: nature.apply_flood(s, d),
     },
-    decide={PickCities: decide_pick, LoseUnits: decide_lose, GiveLosses: decide_give},
+    decide={PickCities: decide_pick, LoseUnits: decide_lose, GiveLosses: decide_give, **W.DECIDE},
     pending=pending_resolution,
     defaults=defaults_resolution,
     settle=settle_resolution,
     inputs={
-        "CalamityCitiesChosen": lambda s, d: PickCities(s.nations[d["chooser"]].player_id, tuple(c["area"] for c in d["cities"])),
+        "CalamityCitiesChosen": lambda s, d: PickCities(
+            s.nations[d["chooser"]].player_id, tuple(d.get("picked") or [c["area"] for c in d["cities"]])
+        ),
         "CalamityLossChosen": lambda s, d: LoseUnits(
             s.nations[d["nation"]].player_id,
             tuple((c["area"], c["effect"], c.get("tokens", 1)) for c in d["losses"]),
         ),
+        "FloodPlainChosen": lambda s, d: PickCities(s.nations[d["victim"]].player_id, (d["picked"],)),
         "CalamityLossesGiven": lambda s, d: GiveLosses(s.nations[d["victim"]].player_id, tuple((n, k) for n, k in d["shares"])),
+        **W.INPUTS,
     },
     narrate={
         "CalamityStruck": _tell_struck,
@@ -942,6 +976,9 @@ RESOLUTION_RULES = PhaseRules(
         "CalamityLossTaken": _tell_loss,
         "CalamityLossesGiven": _tell_given,
         "CalamityLossesShared": _tell_given,
+        **W.NARRATE,
+        "FloodStruck": lambda s, e, v: nature.tell_flood(s, e, v),
+        "FloodPlainChosen": lambda s, e, v: nature.tell_flood(s, e, v),
         "CalamityResolved": lambda s, e, v: f"{e.data['calamity']} ({e.data['victim']}) is resolved.",
         "CalamityNotPlayable": lambda s, e, v: (
             f"{e.data['calamity']} ({e.data['victim']}) cannot be resolved by this engine yet; "

@@ -35,6 +35,8 @@ class Loss:
     keep_one: bool
     question: str
     cites: tuple[str, ...]
+    areas: tuple[str, ...] | None = None       # where his tokens may go (None: anywhere)
+    city_areas: tuple[str, ...] | None = None  # which of his cities may go (None: any)
 
 
 @dataclass(frozen=True)
@@ -55,11 +57,18 @@ def token_room(state: GameState, loss: Loss) -> dict[str, int]:
     """Area -> tokens the victim may remove there."""
     out = {}
     for name in sorted(state.areas):
+        if loss.areas is not None and name not in loss.areas:
+            continue
         have = state.area(name).tokens.get(loss.nation, 0)
         room = have - 1 if loss.keep_one else have
         if room > 0:
             out[name] = room
     return out
+
+
+def cities(state: GameState, loss: Loss) -> list[str]:
+    """The victim's cities this loss may take."""
+    return [a for a in cities_of(state, loss.nation) if loss.city_areas is None or a in loss.city_areas]
 
 
 def _placed(state: GameState, loss: Loss, area: str, what: str) -> int:
@@ -76,7 +85,7 @@ def city_value(state: GameState, loss: Loss, area: str, what: str) -> int:
 def _city_options(state: GameState, loss: Loss) -> list[tuple[str, tuple[tuple[str, int], ...]]]:
     """Each city of the victim with its ways to go: (what, points), distinct values only."""
     out = []
-    for area in cities_of(state, loss.nation):
+    for area in cities(state, loss):
         ways = []
         for what in ("city", "reduce"):
             value = city_value(state, loss, area, what)
@@ -142,7 +151,7 @@ def answers(state: GameState, loss: Loss, limit: int) -> list[tuple[Item, ...]]:
 def check(state: GameState, loss: Loss, items: tuple[Item, ...]) -> str | None:
     """Why the answer is not legal, or None."""
     room = token_room(state, loss)
-    mine = cities_of(state, loss.nation)
+    mine = cities(state, loss)
     seen: set[str] = set()
     total = 0
     for area, what, n in items:
@@ -158,7 +167,7 @@ def check(state: GameState, loss: Loss, items: tuple[Item, ...]) -> str | None:
             total += n
         else:
             if area not in mine:
-                return f"{area} is not a city of yours"
+                return f"{area} is not a city of yours" + (" that this calamity can take" if loss.city_areas is not None else "")
             total += city_value(state, loss, area, what)
     need = required(state, loss)
     if total != need:

@@ -165,15 +165,15 @@ def test_narration():
     state, _ = game("calamity-resolution", areas=CITIES, calamities=[["Treachery", "Egypt", "Crete"]])
     _, events = decide(state, "PICK Thebes", 2)
     assert describe_event(state, events[0], "observer") == "Treachery (Egypt): Egypt's Thebes becomes a city of Crete (chosen by Crete)."
-    state, events = game("calamity-resolution", areas=CITIES, calamities=[["Flood", "Egypt", ""]], options={"unplayable-phases": "skip"})
+    state, events = game("calamity-resolution", areas=CITIES, calamities=[["Barbarian Hordes", "Egypt", ""]], options={"unplayable-phases": "skip"})
     text = describe_event(state, events[0], "observer")
     assert "cannot be resolved" in text
 
 
 def test_an_unresolvable_calamity_waits_without_a_prompt():
-    state, events = game("calamity-resolution", areas=CITIES, calamities=[["Flood", "Egypt", None]])
+    state, events = game("calamity-resolution", areas=CITIES, calamities=[["Barbarian Hordes", "Egypt", None]])
     assert events == [] and E.pending(state) == {}
-    assert state.calamities == (("Flood", "Egypt", None),)
+    assert state.calamities == (("Barbarian Hordes", "Egypt", None),)
 
 
 # -- phase 11 ------------------------------------------------------------------------------------
