@@ -1,17 +1,18 @@
-"""Order of Civil War (phase 9, §30.41): REBELS.
+"""Orders of Civil War (phase 9, §30.41): REBELS and FACTION.
 
 ``REBELS Thebes 3, Memphis CITY`` names the victim's units for the faction
 that goes over to the beneficiary: 3 tokens in Thebes and the city of
 Memphis (5 unit points). The victim answers first (15 points and his card
 bonuses), then the beneficiary (20 more); with Philosophy only the
-beneficiary answers (15).
+beneficiary answers (15). ``FACTION 2`` (or ``FACTION 1``) is the
+victim's last word: the faction he keeps; the other changes sides.
 """
 
 from __future__ import annotations
 
 import re
 
-from pbem.rules.calamity_war import ChooseFaction, write
+from pbem.rules.calamity_war import ChooseFaction, KeepFaction, write
 from pbem.rules.state import GameState
 
 from .grammar import Actor, LineError, Parser, area, count, player_of
@@ -40,5 +41,16 @@ def _faction(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Cho
     return ChooseFaction(player_of(actor), tuple(items))
 
 
-VERBS: dict[str, tuple[Parser, str]] = {"REBELS": (_faction, "REBELS <area> <tokens>, <area> CITY ...")}
-CANONICAL = {ChooseFaction: lambda c: write(c.items)}
+def _keep(state: GameState, actor: Actor, rest: str, notes: list[str]) -> KeepFaction:
+    word = rest.strip().lower().removeprefix("no").strip(" .")
+    numbers = {"1": 1, "one": 1, "i": 1, "first": 1, "2": 2, "two": 2, "ii": 2, "second": 2}
+    if word not in numbers:
+        raise LineError("say which faction you keep: FACTION 1 or FACTION 2")
+    return KeepFaction(player_of(actor), numbers[word])
+
+
+VERBS: dict[str, tuple[Parser, str]] = {
+    "REBELS": (_faction, "REBELS <area> <tokens>, <area> CITY ..."),
+    "FACTION": (_keep, "FACTION 1|2"),
+}
+CANONICAL = {ChooseFaction: lambda c: write(c.items), KeepFaction: lambda c: f"FACTION {c.faction}"}

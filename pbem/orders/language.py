@@ -66,7 +66,7 @@ def _verb(word: str) -> str:
     starts = sorted({v for v in VERBS if v.startswith(word)}) if len(word) >= 3 else []
     if len(starts) == 1:
         return starts[0]
-    near = difflib.get_close_matches(word, list(VERBS), n=3, cutoff=0.6)
+    near = difflib.get_close_matches(word, list(VERBS), n=3, cutoff=0.7)
     raise LineError(f"unknown order {word!r}", [VERBS[v][1] for v in near])
 
 

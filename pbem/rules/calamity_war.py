@@ -13,19 +13,22 @@ Procedure as this engine plays it (stages of the calamity, ``state.step``):
 3. The victim's other units are faction 2; if there are none, there is no
    Civil War. Military (victim's card): each faction first loses 5 unit
    points (tokens first by area name, then cities by area name; this engine
-   chooses them, the sources give nobody the choice). Faction 1 then goes
-   to the beneficiary: each token and city is replaced by one of his from
-   his stock; when his stock runs out the next-ranked player takes the rest
-   (§30.415, D-1 "Cascade"); a city nobody can take is eliminated. Cities
-   changing owner count as gained this turn (D-6). The victim's removed
-   pieces go back to his stock.
+   chooses them, the sources give nobody the choice).
+4. The victim keeps one faction, his choice (fact sheet §2.12: "Victim
+   keeps one faction (his choice)"): ``FACTION 1`` or ``FACTION 2``. The
+   default keeps the faction worth more unit points (faction 1 on a tie).
+   If the Military losses emptied one faction, he keeps the other without
+   being asked.
+5. The other faction goes to the beneficiary: each token and city is
+   replaced by one of his from his stock; when his stock runs out the
+   next-ranked player takes the rest (§30.415, D-1 "Cascade"); a city
+   nobody can take is eliminated. Cities changing owner count as gained
+   this turn (D-6). The victim's removed pieces go back to his stock.
 
 A choice of units is an order ``REBELS <area> <tokens>, <area> CITY ...``
 totalling exactly the points asked if possible, otherwise the least
 overshoot, otherwise everything left. The default takes tokens first (by
 area name) and as few cities as possible (by area name).
-
-Barbarian Hordes is not resolved by this module: the engine waits at it.
 """
 
 from __future__ import annotations
@@ -44,8 +47,17 @@ from .state import GameState
 NAME = "Civil War"
 CITY_POINTS = 5
 DONE = 9
+SPLIT, KEEP, HANDOVER = 3, 4, 5
 Item = tuple[str, str, int]
 CITES = ("§30.41", "D-1", "Q-S6")
+
+
+@dataclass(frozen=True)
+class KeepFaction:
+    """The faction (1 or 2) the Civil War's victim keeps (FACTION 1|2)."""
+
+    player_id: int
+    faction: int
 
 
 @dataclass(frozen=True)
@@ -62,8 +74,13 @@ def _c():  # the phase module (imported late: it imports this one)
     return calamities
 
 
-def _filed_items(state: GameState) -> tuple[Item, ...]:
-    return tuple(tuple(i) for i in state.filed.get("faction", ()))  # type: ignore[misc]
+def _filed_items(state: GameState, key: str = "faction") -> tuple[Item, ...]:
+    return tuple(tuple(i) for i in state.filed.get(key, ()))  # type: ignore[misc]
+
+
+def faction_points(items: tuple[Item, ...] | list[Item]) -> int:
+    """Unit points of a faction: a city 5, a token 1."""
+    return sum(CITY_POINTS if what == "city" else n for _, what, n in items)
 
 
 def _beneficiary(state: GameState) -> str:
@@ -249,8 +266,8 @@ def _shed(items: list[Item], points: int) -> tuple[list[Item], list[Item]]:
     return [i for i in kept if i[2] > 0], lost
 
 
-def _fight(state: GameState, cal: tuple) -> Event:
-    """Stage 3: Military losses, then faction 1 changes sides (automatic)."""
+def _split(state: GameState, cal: tuple) -> Event:
+    """Stage 3: faction 2 is what is left; Military costs each faction 5 unit points (automatic)."""
     victim = cal[1]
     faction1 = list(_filed_items(state))
     room, cities = _room(state, victim, tuple(faction1))
@@ -262,14 +279,78 @@ def _fight(state: GameState, cal: tuple) -> Event:
     lost: list[Item] = []
     if loss:
         faction1, lost1 = _shed(faction1, loss)
-        _, lost2 = _shed(faction2, loss)
+        faction2, lost2 = _shed(faction2, loss)
         lost = lost1 + lost2
+    data = base | {
+        "military": loss,
+        "lost": [list(i) for i in lost],
+        "factions": [[list(i) for i in sorted(faction1)], [list(i) for i in sorted(faction2)]],
+        "next": KEEP,
+    }
+    return Event("CivilWarSplit", data, ("seed 003: 9", "§30.41") + (("§30.41 Military",) if loss else ()))
+
+
+def _factions(state: GameState) -> tuple[tuple[Item, ...], tuple[Item, ...]]:
+    return _filed_items(state, "faction"), _filed_items(state, "faction2")
+
+
+@dataclass(frozen=True)
+class KeepChoice:
+    """Stage 4: the victim keeps one faction; the other goes over (fact sheet §2.12)."""
+
+    victim: str
+
+    def options(self, state: GameState) -> list[int]:
+        return [i + 1 for i, f in enumerate(_factions(state)) if f]
+
+    def best(self, state: GameState) -> int:
+        one, two = _factions(state)
+        return 2 if faction_points(two) > faction_points(one) else 1
+
+    def settle(self, state: GameState, cal: tuple) -> list[Event]:
+        options = self.options(state)
+        if len(options) > 1:
+            return []
+        kept = options[0] if options else 1
+        return [Event("CivilWarOneFactionLeft", {"calamity": NAME, "victim": self.victim, "kept": kept, "next": HANDOVER},
+                      ("seed 003: 9", "§30.41"))]
+
+    def prompt(self, state: GameState, cal: tuple) -> Prompt | None:
+        if len(self.options(state)) < 2:
+            return None
+        one, two = _factions(state)
+        best = self.best(state)
+        n = state.nations[self.victim]
+        return Prompt(
+            who=self.victim.lower(),
+            player_id=n.player_id,
+            step="civil-war-keep",
+            question=(f"Civil War: keep one faction; the other goes over to {_beneficiary(state)}. "
+                      "Write FACTION 1 or FACTION 2."),
+            choices=("FACTION 1", "FACTION 2"),
+            template=f"FACTION {best}",
+            default=f"FACTION {best} (the faction worth more unit points; faction 1 on a tie)",
+            situation=(
+                f"Faction 1 ({faction_points(one)} unit points): {_units_text(list(one))}.",
+                f"Faction 2 ({faction_points(two)} unit points): {_units_text(list(two))}.",
+                "You keep your stock, ships, treasury, cards and A.S.T. position whichever you keep.",
+            ),
+            cites=("seed 003: 9",) + CITES,
+        )
+
+    def default(self, state: GameState, cal: tuple, prompt: Prompt) -> list[Event]:
+        return decide_keep(state, KeepFaction(prompt.player_id, self.best(state)), True)
+
+
+def _handover(state: GameState, cal: tuple) -> Event:
+    """Stage 5: the faction the victim did not keep changes sides (automatic)."""
+    victim = cal[1]
     first = _beneficiary(state)  # fixed when the Civil War began; the rest ranked now (D-1 cascade)
     order = [first] + [n for n in beneficiary_ranking(state, excluding=(victim, first))]
     stock = {n: state.nations[n].stock for n in order}
     city_room = {n: cities_in_stock(state, n) for n in order}
     moves = []
-    for area, what, n in sorted(faction1):
+    for area, what, n in sorted(_filed_items(state)):
         if what == "city":
             to = next((x for x in order if city_room[x] > 0), None)
             if to:
@@ -287,7 +368,8 @@ def _fight(state: GameState, cal: tuple) -> Event:
                 left -= put
         if left:
             moves.append({"area": area, "what": "tokens", "count": left, "to": None})
-    data = base | {"military": loss, "lost": [list(i) for i in lost], "moves": moves}
+    data = {"calamity": NAME, "victim": victim, "beneficiary": first, "kept": state.filed.get("kept", (0,))[0],
+            "moves": moves, "next": DONE}
     return Event("CivilWarFought", data, ("seed 003: 9", "§30.41", "§30.415", "D-1", "D-6"))
 
 
@@ -306,18 +388,25 @@ def civil_war(state: GameState, cal: tuple, index: int) -> Any:
     philosophy = _philosophy(state, victim)
     if index == 1:
         if philosophy is not None:
-            return Split(victim, beneficiary, philosophy, 1, 3,
-                         f"Civil War ({victim} holds Philosophy): choose {philosophy} unit points of {victim}'s units; they become yours.")
+            return Split(victim, beneficiary, philosophy, 1, SPLIT,
+                         f"Civil War ({victim} holds Philosophy): choose {philosophy} unit points of {victim}'s units for faction 1; "
+                         f"{victim} then keeps one faction and the other becomes yours.")
         base = ruleset_of(state).calamities[name].primary["victim_unit_points"]
         points = _c().quantity(state, victim, name, "primary", "victim_unit_points", base)
         return Split(victim, victim, points, 1, 2,
-                     f"Civil War: choose {points} unit points of your units for the faction that goes over to {beneficiary}.")
+                     f"Civil War: choose {points} unit points of your units for faction 1; {beneficiary} adds 20 more, "
+                     "then you keep one faction and the other goes over to him.")
     if index == 2:
         points = ruleset_of(state).calamities[name].primary["beneficiary_unit_points"]
-        return Split(victim, beneficiary, points, 2, 3,
-                     f"Civil War: choose {points} more unit points of {victim}'s units; with those {victim} chose they become yours.")
-    if index == 3:
-        return _fight(state, cal)
+        return Split(victim, beneficiary, points, 2, SPLIT,
+                     f"Civil War: choose {points} more unit points of {victim}'s units for faction 1; "
+                     f"{victim} then keeps one faction and the other becomes yours.")
+    if index == SPLIT:
+        return _split(state, cal)
+    if index == KEEP:
+        return KeepChoice(victim)
+    if index == HANDOVER:
+        return _handover(state, cal)
     return None
 
 
@@ -342,6 +431,21 @@ def decide_faction(state: GameState, command: ChooseFaction, by_default: bool = 
     return [Event("CivilWarUnitsChosen", data, ("seed 003: 9",) + CITES)]
 
 
+def decide_keep(state: GameState, command: KeepFaction, by_default: bool = False) -> list[Event]:
+    current = _c()._current(state) if state.phase == _c().RESOLUTION else None
+    if current is None or not isinstance(current[1], KeepChoice) or current[1].prompt(state, current[0]) is None:
+        raise Rejection("no Civil War asks you to keep a faction now", "§30.41")
+    stage = current[1]
+    if state.nations[stage.victim].player_id != command.player_id:
+        raise Rejection(f"no Civil War asks you to keep a faction now; {stage.victim} is to answer", "§30.41")
+    if command.faction not in (1, 2):
+        raise Rejection("there are two factions: write FACTION 1 or FACTION 2", "§30.41")
+    data = {"calamity": NAME, "victim": stage.victim, "kept": command.faction, "next": HANDOVER}
+    if by_default:
+        data["by_default"] = True
+    return [Event("CivilWarFactionKept", data, ("seed 003: 9", "§30.41"))]
+
+
 # -- apply ---------------------------------------------------------------------------------------
 
 
@@ -351,7 +455,10 @@ def apply_begins(state: GameState, data: dict[str, Any]) -> GameState:
 
 
 def _clear(state: GameState) -> GameState:
-    return replace(state, filed=state.filed.without("beneficiary").without("faction"))
+    filed = state.filed
+    for key in ("beneficiary", "faction", "faction2", "kept"):
+        filed = filed.without(key)
+    return replace(state, filed=filed)
 
 
 def apply_averted(state: GameState, data: dict[str, Any]) -> GameState:
@@ -375,10 +482,24 @@ def _remove(state: GameState, nation: str, area: str, what: str, n: int) -> Game
     return state.with_nation(replace(v, stock=v.stock + n))
 
 
-def apply_fought(state: GameState, data: dict[str, Any]) -> GameState:
+def apply_split(state: GameState, data: dict[str, Any]) -> GameState:
     victim = data["victim"]
     for area, what, n in data["lost"]:
         state = _remove(state, victim, area, what, n)
+    one, two = (tuple(tuple(i) for i in f) for f in data["factions"])
+    return replace(state, filed=state.filed.set("faction", one).set("faction2", two), step=str(data["next"]))
+
+
+def apply_kept(state: GameState, data: dict[str, Any]) -> GameState:
+    """What stays filed as "faction" is the faction that goes over."""
+    one, two = _factions(state)
+    going = two if data["kept"] == 1 else one
+    filed = state.filed.set("faction", going).without("faction2").set("kept", (data["kept"],))
+    return replace(state, filed=filed, step=str(data["next"]))
+
+
+def apply_fought(state: GameState, data: dict[str, Any]) -> GameState:
+    victim = data["victim"]
     gained = list(state.gained_this_turn)
     for m in data["moves"]:
         state = _remove(state, victim, m["area"], m["what"], m["count"])
@@ -414,7 +535,7 @@ def _units_text(units: list) -> str:
 def _tell_units(state: GameState, event: Event, viewer: str) -> str:
     d = event.data
     how = " (by default)" if d.get("by_default") else ""
-    return f"Civil War ({d['victim']}): {d['chooser']} puts {_units_text(d['units'])} in the faction that changes sides{how}."
+    return f"Civil War ({d['victim']}): {d['chooser']} puts {_units_text(d['units'])} in faction 1{how}."
 
 
 def _tell_fought(state: GameState, event: Event, viewer: str) -> str:
@@ -423,8 +544,22 @@ def _tell_fought(state: GameState, event: Event, viewer: str) -> str:
     for m in d["moves"]:
         what = "the city" if m["what"] == "city" else f"{m['count']} token{'s' if m['count'] != 1 else ''}"
         parts.append(f"{what} in {m['area']} " + (f"to {m['to']}" if m["to"] else "eliminated (no stock left)"))
-    lost = f"; Military: {_units_text(d['lost'])} lost" if d["lost"] else ""
-    return f"Civil War ({d['victim']}) with beneficiary {d['beneficiary']}{lost}: " + "; ".join(parts) + "."
+    kept = f"{d['victim']} kept faction {d['kept']}; " if d.get("kept") else ""
+    return f"Civil War ({d['victim']}) with beneficiary {d['beneficiary']}: {kept}" + ("; ".join(parts) or "nothing changes sides") + "."
+
+
+def _tell_split(state: GameState, event: Event, viewer: str) -> str:
+    d = event.data
+    one, two = d["factions"]
+    lost = f" Military: {_units_text(d['lost'])} lost first." if d["lost"] else ""
+    return (f"Civil War ({d['victim']}):{lost} Faction 1 ({faction_points(one)} unit points): {_units_text(one)}; "
+            f"faction 2 ({faction_points(two)} unit points): {_units_text(two)}.")
+
+
+def _tell_kept(state: GameState, event: Event, viewer: str) -> str:
+    d = event.data
+    how = " (by default)" if d.get("by_default") else ""
+    return f"Civil War ({d['victim']}): {d['victim']} keeps faction {d['kept']}{how}."
 
 
 NARRATE = {
@@ -434,6 +569,11 @@ NARRATE = {
     "CivilWarAverted": lambda s, e, v: f"Civil War ({e.data['victim']}): no civil war, as {_WHY[e.data['reason']]}.",
     "CivilWarUnitsChosen": _tell_units,
     "CivilWarUnitsTaken": _tell_units,
+    "CivilWarSplit": _tell_split,
+    "CivilWarFactionKept": _tell_kept,
+    "CivilWarOneFactionLeft": lambda s, e, v: (
+        f"Civil War ({e.data['victim']}): Military emptied one faction; {e.data['victim']} keeps faction {e.data['kept']}."
+    ),
     "CivilWarFought": _tell_fought,
 }
 APPLY = {
@@ -441,9 +581,13 @@ APPLY = {
     "CivilWarAverted": apply_averted,
     "CivilWarUnitsChosen": apply_units,
     "CivilWarUnitsTaken": apply_units,
+    "CivilWarSplit": apply_split,
+    "CivilWarFactionKept": apply_kept,
+    "CivilWarOneFactionLeft": apply_kept,
     "CivilWarFought": apply_fought,
 }
-DECIDE = {ChooseFaction: decide_faction}
+DECIDE = {ChooseFaction: decide_faction, KeepFaction: decide_keep}
 INPUTS = {
     "CivilWarUnitsChosen": lambda s, d: ChooseFaction(s.nations[d["chooser"]].player_id, tuple(tuple(u) for u in d["units"])),
+    "CivilWarFactionKept": lambda s, d: KeepFaction(s.nations[d["victim"]].player_id, d["kept"]),
 }

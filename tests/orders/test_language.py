@@ -54,3 +54,14 @@ def test_moderator_orders_for_a_player_and_ends_a_step():
     assert orders.lines[1].command == PassDeadline(by="moderator")
     refused = parse_orders("DEADLINE", state, Actor(player_id=1))
     assert "only the moderator" in refused.lines[0].error
+
+
+def test_every_verb_is_documented_in_the_order_language_page():
+    """docs/orders.md is what players are pointed to: a verb missing there is a verb nobody can find."""
+    from pathlib import Path
+
+    from pbem.orders.language import VERBS
+
+    page = (Path(__file__).parents[2] / "docs" / "orders.md").read_text()
+    missing = [verb for verb in VERBS if f"`{verb}" not in page and f"/ `{verb}" not in page]
+    assert not missing, f"not in docs/orders.md: {missing}"

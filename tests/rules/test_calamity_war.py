@@ -100,13 +100,47 @@ def test_deadline_defaults_verify_and_gained_cities():
     state, events = decide(state, "REBELS Thebes CITY, Memphis CITY, Gaza CITY, Tanis 5", 2)
     assert E.is_input(events[0])
     assert E.decide(before, E.command_for(before, events[0]), DRAWS) == events
+    assert [e.type for e in events][-1] == "CivilWarSplit"
+    (keep,) = E.pending(state).values()
+    assert keep.who == "egypt" and keep.step == "civil-war-keep" and keep.choices == ("FACTION 1", "FACTION 2")
+    assert keep.situation[0].startswith("Faction 1 (35 unit points): Buhen 6, Fayum 7, Gaza city")
+    assert keep.situation[1].startswith("Faction 2 (6 unit points): Jericho 3, Tanis 3")
+    assert keep.default.startswith("FACTION 1")
+    split = state
+    state, events = decide(state, "faction two")
+    assert events[0].type == "CivilWarFactionKept" and E.is_input(events[0])
+    assert E.decide(split, E.command_for(split, events[0]), DRAWS) == events
     assert [e.type for e in until(events)][-3:] == ["CivilWarFought", "CalamityResolved", "PhaseEnded"]
     assert before.area("Thebes").city == "Egypt" and state.area("Thebes").city == "Crete"
+    assert dict(state.area("Jericho").tokens) == {"Egypt": 3, "Crete": 2}
     assert {"Thebes", "Memphis", "Gaza"} <= set(state.gained_this_turn)
-    assert "beneficiary" not in state.filed and "faction" not in state.filed
+    assert not {"beneficiary", "faction", "faction2", "kept"} & set(state.filed)
     fought = next(e for e in events if e.type == "CivilWarFought")
-    text = describe_event(before, fought, "observer")
-    assert text.startswith("Civil War (Egypt) with beneficiary Crete:") and "the city in Thebes to Crete" in text
+    text = describe_event(split, fought, "observer")
+    assert text.startswith("Civil War (Egypt) with beneficiary Crete: Egypt kept faction 2;") and "the city in Thebes to Crete" in text
+
+
+def test_victim_keeps_the_larger_faction_by_default():
+    """Fact sheet §2.12: the victim keeps one faction, his choice; the default keeps the one worth more."""
+    state, _ = game()
+    state = E.fold(state, until(E.decide(state, PassDeadline(), DRAWS)))
+    state = E.fold(state, until(E.decide(state, PassDeadline(), DRAWS)))
+    assert E.pending(state)["egypt"].step == "civil-war-keep"
+    assert "FACTION 1 or FACTION 2" in parse("FACTION 3", state).error
+    for text, pid, words in (("FACTION 1", 2, "Egypt is to answer"),):
+        try:
+            decide(state, text, pid)
+        except Rejection as exc:
+            assert words in str(exc), (text, str(exc))
+        else:
+            raise AssertionError(text)
+    assert parse("FACTION many", state).error
+    events = E.decide(state, PassDeadline(), DRAWS)
+    kept = next(e for e in events if e.type == "CivilWarFactionKept")
+    assert kept.data["kept"] == 1 and kept.data["by_default"] and not E.is_input(kept)
+    assert "keeps faction 1 (by default)" in describe_event(state, kept, "player:egypt")
+    state = E.fold(state, until(events))
+    assert state.cities_on_board("Egypt") == 2 and state.cities_on_board("Crete") == 1  # faction 2: a city and a token
 
 
 def test_narration_of_beginning_and_averted():
