@@ -9,10 +9,10 @@ destroyed by an Earthquake and the neighbour's city it reduces, your coastal
 city a Flood takes, or any area of the flood plain you name when two tie.
 Name them all on one line.
 
-``LOSE Thebes 3, Memphis CITY, Sais REDUCE`` pays unit points (Famine,
+``LOSE Thebes 3, Memphis CITY, Buhen REDUCE`` pays unit points (Famine,
 Epidemic, Flood): 3 tokens from Thebes, the city of Memphis eliminated, the city
-of Sais reduced. ``GIVE Crete 8, Babylon 8, Thrace 4`` hands the secondary
-unit points to other players. ``CONVERT Sais`` (Monotheism, phase 10)
+of Buhen reduced. ``GIVE Crete 8, Babylon 8, Thrace 4`` hands the secondary
+unit points to other players. ``CONVERT Buhen`` (Monotheism, phase 10)
 converts the units there; ``CONVERT NONE`` converts nothing.
 """
 

@@ -1,7 +1,7 @@
 """Orders of phase 5 (seed 001: 5A-5C, §25.3): BUILD, DONE and REDUCE.
 
 ``BUILD Thebes, Memphis`` builds two cities; name them all on one line, the
-line is your whole answer. ``BUILD Sais TREASURY 2`` (Architecture) takes 2
+line is your whole answer. ``BUILD Buhen TREASURY 2`` (Architecture) takes 2
 of the city's tokens from treasury; ``TREASURY`` alone takes as many as
 needed. ``DONE`` builds nothing. ``REDUCE Thebes`` reduces that city when
 your cities are not supported.

@@ -18,7 +18,9 @@
      board. Ties: the furthest along the A.S.T. (fact sheet §8: S2), then
      A.S.T.-ranking (D-11). The game then stops: `finished`, nobody is asked.
 
-The end at a time limit fixed before play (§34) is not an option of this engine.
+     The game also ends after the turn named by the option ``last-turn``
+     (§34: a time limit fixed before play, the current turn finished; by
+     email a limit is naturally counted in turns), scored the same way.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Any
 from .advances import commodity_counts, mining_commodities, sets_value
 from .draws import Draws
 from .events import Event
+from .options import option
 from .phase import PhaseRules
 from .ranking import ast_rank, in_ast_order
 from .rulebook import ruleset_of
@@ -146,12 +149,15 @@ def _game_end(state: GameState) -> list[Event]:
         n for n in in_ast_order(state, state.nations)
         if state.nations[n].ast_position >= rules.nations[n].ast_track.finish_space
     ]
-    if not finishers:
+    last = option(state.options, "last-turn")
+    time_up = last != "none" and state.turn >= int(last)
+    if not finishers and not time_up:
         return []
     table = final_standings(state)
     tie = len(table) > 1 and table[0]["total"] == table[1]["total"]
-    cites = END_CITES + (("fact sheet §8", "D-11") if tie else ())
-    data = {"finishers": finishers, "scores": table, "winner": table[0]["nation"], "tie_broken": tie}
+    cites = END_CITES + (("fact sheet §8", "D-11") if tie else ()) + (("last-turn",) if time_up and not finishers else ())
+    data = {"finishers": finishers, "scores": table, "winner": table[0]["nation"], "tie_broken": tie,
+            "turn": state.turn} | ({"last_turn": int(last)} if time_up else {})
     return [Event("GameEnded", data, cites)]
 
 
@@ -227,10 +233,11 @@ def _tell_ended(state: GameState, event: Event, viewer: str) -> str:
         for r in d["scores"]
     )
     tie = " (tie broken by A.S.T. position, then A.S.T.-ranking)" if d.get("tie_broken") else ""
-    return (
-        f"The game ends: {', '.join(d['finishers'])} reached the finish of the A.S.T. Final scores: {rows}. "
-        f"{d['winner']} wins{tie}."
-    )
+    if d["finishers"]:
+        why = f"{', '.join(d['finishers'])} reached the finish of the A.S.T."
+    else:
+        why = f"turn {d['last_turn']} was the last turn agreed for this game (§34)."
+    return f"The game ends: {why} Final scores: {rows}. {d['winner']} wins{tie}."
 
 
 RULES = PhaseRules(

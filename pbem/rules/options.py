@@ -37,7 +37,7 @@ RULES_OPTIONS: dict[str, tuple[str, ...]] = {
 NOT_YET_PLAYED = ("variant-small-cities", "variant-no-trading")
 
 #: Options whose value is free text checked by a function of its own.
-FREE_OPTIONS = ("primary-calamity-limit", "ruleset-data")
+FREE_OPTIONS = ("primary-calamity-limit", "ruleset-data", "last-turn")
 
 
 class OptionError(ValueError):
@@ -62,6 +62,11 @@ def validate_options(options: Mapping[str, str]) -> dict[str, str]:
             if value.lower() != "none" and not (value.isdigit() and int(value) >= 1):
                 raise OptionError("option primary-calamity-limit takes a whole number of at least 1, or none")
             out[key] = value.lower()
+        elif key == "last-turn":
+            # §34: the time limit agreed before play; by email it is counted in turns.
+            if value.lower() != "none" and not (value.isdigit() and int(value) >= 1):
+                raise OptionError("option last-turn takes a whole number of at least 1 (the last turn played), or none")
+            out[key] = value.lower()
         elif key == "ruleset-data":
             out[key] = value
         else:
@@ -81,4 +86,6 @@ def option(options: Mapping[str, str], key: str) -> str:
         return options[key]
     if key == "primary-calamity-limit":
         return "none" if options.get("variant-no-trading") == "on" else "2"
+    if key == "last-turn":
+        return "none"
     return _allowed()[key][0]

@@ -12,7 +12,7 @@ rules expert can read and write them without reading Python. The format:
     options = { }                 # optional game options
     seed = "case"                 # optional secret seed for draws
     built_this_turn = ["Thebes"]  # optional: areas where a city was built this turn
-    gained_this_turn = ["Sais"]   # optional: areas whose city changed owner this turn otherwise (D-6)
+    gained_this_turn = ["Buhen"]   # optional: areas whose city changed owner this turn otherwise (D-6)
     calamity_givers = [["Egypt", "Epidemic", "Crete"]]  # optional: (receiver, calamity, giver) from phase 7
     calamities = [["Famine", "Egypt", ""]]  # optional: calamities to resolve (calamity, victim, giver or "")
     slave_revolts = [["Egypt", 15, 0]]  # optional: Slave Revolts in force (victim, disabled, tokens placed since)
@@ -113,6 +113,10 @@ def position(case: dict[str, Any]) -> GameState:
         phase=case["phase"],
         step=case.get("step", ""),
     )
+    board = ruleset_of(state).areas
+    unknown = sorted(set(case.get("areas", {})) - set(board))
+    if unknown:
+        raise ValueError(f"not areas of the board: {', '.join(unknown)}")
     for area_name, spec in case.get("areas", {}).items():
         state = state.with_area(
             area_name,

@@ -14,7 +14,7 @@ from pbem.rules.rejection import Rejection
 from .casefile import position
 
 DRAWS = Draws("ast")
-FIVE = {a: {"city": "Egypt"} for a in ("Thebes", "Memphis", "Sais", "Sinai", "Gaza")}
+FIVE = {a: {"city": "Egypt"} for a in ("Thebes", "Memphis", "Alexandria", "Sinai", "Gaza")}
 
 
 def start(nations, areas=None, **extra):
@@ -66,3 +66,21 @@ def test_ties_go_to_the_furthest_on_the_ast_then_ranking():
     state, _ = start({"Egypt": {"ast_position": 3}, "Babylon": {"ast_position": 3}, "Crete": {"ast_position": 2, "treasury": 100}})
     table = final_standings(state)
     assert [r["nation"] for r in table] == ["Babylon", "Egypt", "Crete"]  # Babylon ranks before Egypt (A.S.T. order 8, 9)
+
+
+def test_time_limit_ends_the_game_after_the_agreed_turn():
+    """§34: a time limit fixed before play; the option counts it in turns and the turn is finished first."""
+    from pbem.rules.options import OptionError, validate_options
+
+    state, events = start({"Egypt": {"ast_position": 2}, "Babylon": {}, "Crete": {}}, FIVE,
+                          turn=4, options={"last-turn": "4"})
+    ended = next(e for e in events if e.type == "GameEnded")
+    assert ended.data["finishers"] == [] and ended.data["last_turn"] == 4 and "last-turn" in ended.cites
+    assert describe_event(state, ended, "observer").startswith(
+        "The game ends: turn 4 was the last turn agreed for this game (§34). Final scores: 1. Egypt")
+    _, events = start({"Egypt": {"ast_position": 2}, "Babylon": {}, "Crete": {}}, FIVE, turn=3, options={"last-turn": "4"})
+    assert "GameEnded" not in [e.type for e in events]
+    assert validate_options({"last-turn": "12"}) == {"last-turn": "12"}
+    for bad in ("0", "soon", "-3"):
+        with pytest.raises(OptionError, match="last-turn"):
+            validate_options({"last-turn": bad})
