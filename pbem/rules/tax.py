@@ -12,6 +12,7 @@ eliminated. Democracy holders never revolt (§19.34).
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import combinations, islice
 from typing import Any
 
 from .commands import ChooseRevoltingCities, ChooseTaxRate
@@ -25,6 +26,8 @@ from .rejection import Rejection
 from .rulebook import ruleset_of
 from .state import GameState
 from .turn import phase_ended
+
+MAX_CHOICES = 60
 
 PHASE = "tax-collection"
 COINAGE_RATES = (1, 2, 3)
@@ -111,7 +114,8 @@ def _revolt_prompt(state: GameState) -> Prompt | None:
     if take >= len(cities):
         return None  # no choice to make: every city of the victim goes
     nation = state.nations[beneficiary]
-    example = " ".join(cities[:take])
+    example = ", ".join(cities[:take])
+    picks = [", ".join(c) for c in islice(combinations(cities, take), MAX_CHOICES)]
     return Prompt(
         who=beneficiary.lower(),
         player_id=nation.player_id,
@@ -120,7 +124,7 @@ def _revolt_prompt(state: GameState) -> Prompt | None:
             f"{victim} could not pay its tax: {left} of its cities revolt. As beneficiary you take {take} of them, "
             f"replacing each with one of your cities from stock. Choose which."
         ),
-        choices=tuple(f"REVOLT {a}" for a in cities),
+        choices=tuple(f"REVOLT {p}" for p in picks),
         template=f"REVOLT {example}",
         default=f"the first {take} by area name ({', '.join(cities[:take])})",
         situation=(f"{victim}'s cities: {', '.join(cities)}.", f"Your cities in stock: {cities_in_stock(state, beneficiary)}."),
