@@ -248,12 +248,22 @@ def serve(ctx: Context, listen: str | None, lmtp: bool, relay: str | None, maild
 @main.command()
 @click.option("--out", default="demo-out", type=click.Path(path_type=Path), help="Folder for the demo's database and mailboxes.")
 @click.option("--players", default=3, type=int)
-@click.option("--turns", default=0, type=int, help="Play this many turns after setup (phases the engine cannot play yet are skipped).")
-def demo(out: Path, players: int, turns: int) -> None:
+@click.option("--turns", default=0, type=int, help="Play this many turns after setup (0: setup only).")
+@click.option("--bots", default="suggested", type=click.Choice(["suggested", "random", "greedy", "planner"]),
+              help="How the players write their replies: the prompt's suggested orders unchanged, or a bot's choice.")
+@click.option("--option", "options", multiple=True, help="KEY=VALUE game option (e.g. last-turn=8).")
+@click.option("--seed", default="demo-seed", help="The game's secret seed; the bots' choices derive from it too.")
+def demo(out: Path, players: int, turns: int, bots: str, options: tuple[str, ...], seed: str) -> None:
     """Play a game by mail through real SMTP on loopback and show each player's mail."""
     from pbem.service.demo import run_demo
+    from pbem.service.games import GameError
 
-    sys.exit(asyncio.run(run_demo(out, players, turns, echo=click.echo)))
+    opts = dict(item.split("=", 1) for item in options if "=" in item)
+    try:
+        code = asyncio.run(run_demo(out, players, turns, echo=click.echo, bots=bots, options=opts, seed=seed))
+    except GameError as exc:
+        _fail(str(exc))
+    sys.exit(code)
 
 
 @main.command()
@@ -262,7 +272,7 @@ def demo(out: Path, players: int, turns: int) -> None:
 @click.option("--seed", default="1", help="The game's secret seed; the bots' choices derive from it too.")
 @click.option("--option", "options", multiple=True, help="KEY=VALUE game option.")
 @click.option("--miss", default=0.1, type=float, help="Chance that a bot misses a deadline (defaults apply).")
-@click.option("--strategy", default="random", type=click.Choice(["random", "greedy"]), help="How bots choose among legal orders.")
+@click.option("--strategy", default="random", type=click.Choice(["random", "greedy", "planner"]), help="How bots choose among legal orders.")
 @click.option("--json", "as_json", is_flag=True)
 def simulate(players: int, turns: int, seed: str, options: tuple[str, ...], miss: float, strategy: str, as_json: bool) -> None:
     """Play a game with bots choosing random legal orders, through the same service layer as email."""

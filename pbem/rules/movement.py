@@ -308,7 +308,7 @@ def _pass_through(state: GameState, nation: str, origin: str, destination: str) 
     return out
 
 
-def _land_neighbours(state: GameState, area: str) -> list[str]:
+def land_neighbours(state: GameState, area: str) -> list[str]:
     in_play = _in_play(state)
     return sorted(a for a in ruleset_of(state).land_adjacency.get(area, ()) if a in in_play)
 
@@ -459,7 +459,7 @@ def _move_prompt(state: GameState, nation: str) -> Prompt:
     choices = ["HALT"]
     tokens = {a: movable(state, nation, a) for a in state.areas if movable(state, nation, a) > 0}
     for area, count in tokens.items():
-        choices += [f"MOVE {count} {area} {to}\nHALT" for to in _land_neighbours(state, area)]
+        choices += [f"MOVE {count} {area} {to}\nHALT" for to in land_neighbours(state, area)]
     ships = {a: free_ships(state, nation, a) for a in state.areas if free_ships(state, nation, a) > 0}
     for area in ships:
         load = min(tokens.get(area, 0), rules.numbers["ship_capacity"])
@@ -476,7 +476,7 @@ def _move_prompt(state: GameState, nation: str) -> Prompt:
     example = next(iter(tokens), None)
     template = []
     if example:
-        to = (_land_neighbours(state, example) or [example])[0]
+        to = (land_neighbours(state, example) or [example])[0]
         template.append(f"MOVE {tokens[example]} {example} {to}")
     if ships:
         area = max(ships, key=lambda a: (tokens.get(a, 0), a))
@@ -624,7 +624,7 @@ def decide_move(state: GameState, command: MoveTokens) -> list[Event]:
         raise Rejection(f"none of your tokens in {origin} can move", "§23")
     via = None
     if destination not in rules.land_adjacency.get(origin, ()):
-        near = ", ".join(_land_neighbours(state, origin))
+        near = ", ".join(land_neighbours(state, origin))
         if land_range(state, nation) < 2:
             raise Rejection(
                 f"{destination} does not border {origin} by land; a token moves one land area ({origin} borders {near}); "

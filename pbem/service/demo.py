@@ -4,14 +4,18 @@ The demo starts the same PostOffice `pbem serve` runs (inbound SMTP on an
 ephemeral loopback port, outbox delivered into a local Maildir per player),
 creates a game, and then acts as each player's mail client: it reads the
 newest prompt in the player's Maildir and replies to it the way a person
-would, writing the suggested orders above the quoted prompt, sent with
-smtplib to the server. It stops when setup is complete.
+would, writing orders above the quoted prompt, sent with smtplib to the
+server: the prompt's suggested orders unchanged, or (``bots``) the orders a
+bot of `bots.py` chooses for the prompt the player was sent. It stops after
+setup, after ``turns`` turns, or when the game ends (for instance at the
+turn limit of the option ``last-turn``, §34).
 """
 
 from __future__ import annotations
 
 import asyncio
 import email
+import random
 from datetime import timedelta
 import mailbox
 import shutil
@@ -30,6 +34,7 @@ from pbem.store.unit_of_work import UnitOfWork
 
 from pbem.rules import engine as rules
 
+from .bots import WAIT, bot_orders
 from .games import NewPlayer, create_game, pass_deadlines
 from .projector import load_state
 from .server import PostOffice, utc_now
@@ -79,6 +84,11 @@ def _unanswered_prompts(box: mailbox.Maildir, answered: set[str]) -> list[EmailM
     return found
 
 
+def _send(office: PostOffice, settings: Settings, reply: EmailMessage) -> None:
+    with smtplib.SMTP(settings.listen_host, office.port) as smtp:
+        smtp.send_message(reply)
+
+
 async def _reply_to_new_prompts(office: PostOffice, settings: Settings, people: list[NewPlayer],
                                  answered: set[str], echo: Callable[[str], None]) -> int:
     """Each player answers every prompt not yet answered with its ready-to-edit orders, unchanged."""
@@ -87,16 +97,44 @@ async def _reply_to_new_prompts(office: PostOffice, settings: Settings, people: 
         for prompt in _unanswered_prompts(_inbox(settings.maildir, person.email), answered):
             answered.add(prompt["Message-ID"])
             orders = suggested_orders(_text_of(prompt))
-            reply = reply_to_prompt(prompt, person.email, orders)
-            with smtplib.SMTP(settings.listen_host, office.port) as smtp:
-                smtp.send_message(reply)
+            await asyncio.to_thread(_send, office, settings, reply_to_prompt(prompt, person.email, orders))
             echo(f"  {person.name} replied: {orders.replace(chr(10), ' / ')}")
             replies += 1
     return replies
 
 
-async def run_demo(out: Path, players: int = 3, turns: int = 0, echo: Callable[[str], None] = print) -> int:
-    """Play setup (and ``turns`` turns) by mail; 0 when the game got that far."""
+async def _bots_reply(office: PostOffice, settings: Settings, people: list[NewPlayer], answered: set[str],
+                      echo: Callable[[str], None], db, game_id: str, strategy: str, rng: random.Random) -> int:
+    """Each player with a new prompt answers the newest one with a bot's orders for what he is asked now.
+
+    A bot waiting for an answer to its trade offer leaves the prompt unanswered for now.
+    """
+    replies = 0
+    for person in people:
+        fresh = _unanswered_prompts(_inbox(settings.maildir, person.email), answered)
+        if not fresh:
+            continue
+        with UnitOfWork(db) as uow:
+            state = load_state(uow, game_id)
+        player = next(p for p in state.players if p.name == person.name)
+        asked = next((pr for pr in rules.pending(state).values() if pr.player_id == player.id), None)
+        if asked is None:
+            answered.update(m["Message-ID"] for m in fresh)  # stale: he is no longer asked anything
+            continue
+        orders = bot_orders(asked, rng, state, strategy)
+        if orders == WAIT:
+            continue
+        answered.update(m["Message-ID"] for m in fresh)
+        await asyncio.to_thread(_send, office, settings, reply_to_prompt(fresh[-1], person.email, orders))
+        echo(f"  {person.name} replied: {orders.replace(chr(10), ' / ')}")
+        replies += 1
+        await office.idle()  # the next player sees the game as this reply left it
+    return replies
+
+
+async def run_demo(out: Path, players: int = 3, turns: int = 0, echo: Callable[[str], None] = print,
+                   bots: str = "suggested", options: dict[str, str] | None = None, seed: str = "demo-seed") -> int:
+    """Play setup (and ``turns`` turns) by mail; 0 when the game got that far or ended."""
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
@@ -109,22 +147,30 @@ async def run_demo(out: Path, players: int = 3, turns: int = 0, echo: Callable[[
     )
     db = make_engine(settings.db_url)
     ensure_schema(db)
-    office = PostOffice(db, settings, outbox_every=0.2)
+    # The demo's own clock: when nobody replies it moves on past the deadline, and the post office
+    # (receiving, deadlines, the outbox's send times) keeps the same time, so no mail waits for the real one.
+    now = [utc_now()]
+    office = PostOffice(db, settings, outbox_every=0.2, clock=lambda: now[0])
     await office.start()
     echo(f"pbem demo: SMTP server listening on {settings.listen_host}:{office.port}")
     people = [NewPlayer(name, f"{name.lower()}@players.example") for name in NAMES[:players]]
-    options = {"unplayable-phases": "skip"} if turns else {}
-    clock = utc_now()
+    options = dict(options or {})
+    if turns:
+        options.setdefault("unplayable-phases", "skip")
+    rng = random.Random(f"demo bots:{seed}")
     try:
         state = await asyncio.to_thread(
-            create_game, db, settings, "demo", people, options=options, seed="demo-seed", now=clock
+            create_game, db, settings, "demo", people, options=options, seed=seed, now=now[0]
         )
         echo(f"created game demo for {', '.join(p.name for p in people)}; place cards: "
              + ", ".join(state.player(pid).name for pid in state.place_order))
         await office.idle()
         answered: set[str] = set()
-        for _round in range(200):
-            replies = await _reply_to_new_prompts(office, settings, people, answered, echo)
+        for _round in range(200 * max(1, turns)):
+            if bots == "suggested":
+                replies = await _reply_to_new_prompts(office, settings, people, answered, echo)
+            else:
+                replies = await _bots_reply(office, settings, people, answered, echo, db, "demo", bots, rng)
             await office.idle()
             with UnitOfWork(db) as uow:
                 state = load_state(uow, "demo")
@@ -134,8 +180,8 @@ async def run_demo(out: Path, players: int = 3, turns: int = 0, echo: Callable[[
                 if not rules.pending(state):
                     break  # the game waits where this engine cannot play on
                 echo(f"  (the deadline passes for {', '.join(rules.pending(state))}: defaults apply)")
-                clock += timedelta(days=3)
-                await asyncio.to_thread(pass_deadlines, db, settings, now=clock, force_game="demo")
+                now[0] += timedelta(days=3)
+                await asyncio.to_thread(pass_deadlines, db, settings, now=now[0], force_game="demo")
                 await office.idle()
         echo(f"game demo is at version {state.version}, turn {state.turn}, phase {state.phase}")
         for player in state.players:
@@ -150,7 +196,11 @@ async def run_demo(out: Path, players: int = 3, turns: int = 0, echo: Callable[[
             for key in sorted(box.keys()):
                 parsed = email.message_from_bytes(box.get_bytes(key), policy=default_policy)
                 echo(f"      {parsed['Subject']}")
-        reached = state.phase != "setup" and (state.turn > turns or not turns)
+        if state.finished:
+            with UnitOfWork(db) as uow:
+                ended = [e for e in uow.events.read("demo") if e.type == "GameEnded"]
+            echo(f"the game has ended: {ended[-1].payload['winner']} wins" if ended else "the game has ended")
+        reached = state.finished or (state.phase != "setup" and (state.turn > turns or not turns))
         return 0 if reached else 1
     finally:
         await office.stop()

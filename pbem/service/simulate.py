@@ -19,7 +19,7 @@ from pbem.rules.invariants import broken_invariants
 from pbem.store.database import ensure_schema, make_engine
 from pbem.store.unit_of_work import UnitOfWork
 
-from .bots import bot_orders
+from .bots import WAIT, bot_orders
 from .games import NewPlayer, create_game, pass_deadlines, submit
 from .projector import load_state
 from .settings import Settings
@@ -36,6 +36,7 @@ class Summary:
     invariant_checks: int = 0
     orders_sent: int = 0
     deadlines_missed: int = 0
+    deadlines_waited: int = 0  # every bot asked was waiting for an answer: the deadline ended the step
     stopped_at: str = ""
     problems: list[str] = field(default_factory=list)
 
@@ -48,6 +49,7 @@ class Summary:
             "invariant_checks": self.invariant_checks,
             "orders_sent": self.orders_sent,
             "deadlines_missed": self.deadlines_missed,
+            "deadlines_waited": self.deadlines_waited,
             "stopped_at": self.stopped_at,
             "problems": self.problems,
         }
@@ -112,12 +114,23 @@ def _play(db, settings, players, turns, seed, options, miss, max_steps, strategy
             pass_deadlines(db, settings, now=clock, force_game=game_id)
             summary.deadlines_missed += 1
         else:
-            who, prompt = sorted(asked.items())[0]
-            text = bot_orders(prompt, rng, current, strategy)
-            receipt = submit(db, settings, game_id, current.player(prompt.player_id).name, text, now=clock)
-            summary.orders_sent += 1
-            if not receipt.ok:
-                summary.problems.append(f"version {current.version}: a bot's legal choice {text!r} was refused: {receipt.errors}")
+            # Whoever is asked may answer first, as by mail; a bot waiting on an answer lets the others act.
+            candidates = sorted(asked.items())
+            rng.shuffle(candidates)
+            for who, prompt in candidates:
+                text = bot_orders(prompt, rng, current, strategy)
+                if text != WAIT:
+                    break
+            if text == WAIT:
+                clock += timedelta(days=3)  # past any deadline: the phase closes as its deadline would close it
+                pass_deadlines(db, settings, now=clock, force_game=game_id)
+                summary.deadlines_waited += 1
+            else:
+                receipt = submit(db, settings, game_id, current.player(prompt.player_id).name, text, now=clock)
+                summary.orders_sent += 1
+                if not receipt.ok:
+                    summary.problems.append(
+                        f"version {current.version}: a bot's legal choice {text!r} was refused: {receipt.errors}")
         current = state()
         check(current)
     summary.turns_played = max(0, min(current.turn - 1, turns))
