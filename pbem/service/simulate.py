@@ -133,7 +133,8 @@ def _play(db, settings, players, turns, seed, options, miss, max_steps, strategy
                         f"version {current.version}: a bot's legal choice {text!r} was refused: {receipt.errors}")
         current = state()
         check(current)
-    summary.turns_played = max(0, min(current.turn - 1, turns))
+    finished_turn = current.turn if current.finished else current.turn - 1  # a finished game stops in its last turn
+    summary.turns_played = max(0, min(finished_turn, turns))
     summary.events_appended = current.version
     if current.finished:
         with UnitOfWork(db) as uow:

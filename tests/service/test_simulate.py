@@ -43,3 +43,12 @@ def test_greedy_bots_look_ahead_and_keep_every_invariant():
     assert summary.problems == [] and summary.turns_played == 4
     again = simulate(4, 4, "greedy", options={"unplayable-phases": "skip"}, miss=0.05, strategy="greedy")
     assert again.as_json() == summary.as_json()
+
+
+@pytest.mark.parametrize("players", [3, 5, 7])
+def test_planner_bots_play_whole_games_to_the_turn_limit(players):
+    """Planner bots grow, build, fight, trade and buy; the turn limit of §34 ends the game with a winner."""
+    summary = simulate(players, 12, f"plan{players}", options={"last-turn": "10"}, miss=0.05, strategy="planner")
+    assert summary.problems == [], summary.problems
+    assert summary.winner is not None and summary.turns_played == 10
+    assert summary.orders_sent > 20 * players
