@@ -192,6 +192,8 @@ class Letters:
                 if p.nation
             ]
             span = self._common(since, chain_head)
+            ended = next((e for e in events if e.type == "GameEnded"), None)
+            span["result"] = f"{ended.data['winner']} wins" if ended is not None else ""
             if (since.turn, since.phase) != (after.turn, after.phase):
                 until = PHASE_TITLES.get(after.phase, after.phase)
                 began = f"turn {since.turn}, {span['phase']}" if since.turn else span["phase"]

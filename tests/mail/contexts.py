@@ -33,6 +33,7 @@ PROMPT = {
 }
 
 REPORT = {
+    "result": "",
     "game": "nile-1",
     "player": "Egypt",
     "turn": 3,

@@ -53,6 +53,8 @@ def test_subjects(renderer):
         "[nile-1] Setup: Choose a nation — your orders"
     )
     assert renderer.render("report", REPORT).subject == "[nile-1] Report: Movement"
+    over = renderer.render("report", {**REPORT, "result": "Egypt wins"})
+    assert over.subject == "[nile-1] Game over: Egypt wins" and "Game over: Egypt wins" in over.html
     assert renderer.render("start", START).subject == "[nile-1] A new game of Advanced Civilization"
     assert renderer.render("notice", NOTICE).subject == "[pbem] Your message was not accepted"
     assert renderer.render("notice", {**NOTICE, "game": "nile-1"}).subject == (

@@ -51,8 +51,10 @@ def test_a_whole_game_by_mail_from_setup_to_a_winner_and_verify_re_derives_it(tm
     for name in ("alice", "bruno", "chen"):
         box = mailbox.Maildir(out / "mail" / f"{name}@players.example", factory=None, create=False)
         reports = [email.message_from_bytes(box.get_bytes(k), policy=default_policy) for k in box.keys()]
-        texts = [m.get_body(preferencelist=("plain",)).get_content() for m in reports]
-        assert any("The game ends: turn 10 was the last turn" in t and f"{winner} wins" in t for t in texts), name
+        final = [m for m in reports if str(m["Subject"]) == f"[demo] Game over: {winner} wins"]
+        assert len(final) == 1, name
+        text = final[0].get_body(preferencelist=("plain",)).get_content()
+        assert "The game ends: turn 10 was the last turn" in text and f"{winner} wins" in text, name
 
     state = subprocess.run([sys.executable, "-m", "pbem.cli", "--db", url, "state", "demo", "--json"],
                            capture_output=True, text=True, timeout=120, cwd=tmp_path)
