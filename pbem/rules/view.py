@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .ast import final_standings
 from .engine import pending
 from .options import option
 from .rulebook import ruleset_of
@@ -86,4 +87,13 @@ def view(state: GameState, viewer: str) -> dict[str, Any]:
         },
         "nations": nations,
         "areas": areas,
+        # Revealed in phase 8 (seed 003: 8); who traded a card stays between the two players.
+        "calamities": [{"calamity": c[0], "victim": c[1]} for c in state.calamities],
+        "finished": state.finished,
+        "scores": _scores(state) if state.finished else None,
     }
+
+
+def _scores(state: GameState) -> list[dict[str, Any]]:
+    """The final table (§35), public once the game has ended."""
+    return final_standings(state)

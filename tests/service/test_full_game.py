@@ -58,7 +58,10 @@ def test_a_whole_game_by_mail_from_setup_to_a_winner_and_verify_re_derives_it(tm
 
     state = subprocess.run([sys.executable, "-m", "pbem.cli", "--db", url, "state", "demo", "--json"],
                            capture_output=True, text=True, timeout=120, cwd=tmp_path)
-    assert state.returncode == 0 and json.loads(state.stdout)["pending"] == {}
+    assert state.returncode == 0
+    final = json.loads(state.stdout)
+    assert final["pending"] == {} and final["finished"] is True
+    assert final["scores"][0]["nation"] == winner and final["scores"][0]["place"] == 1
     verified = subprocess.run([sys.executable, "-m", "pbem.cli", "--db", url, "verify", "demo"],
                               capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert verified.returncode == 0, verified.stdout + verified.stderr
