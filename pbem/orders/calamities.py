@@ -6,8 +6,9 @@ Disorder, Iconoclasm & Heresy, untraded Treachery), the city of the victim
 you take (Treachery you traded), or the other players' cities you name
 (Iconoclasm & Heresy, Piracy), your city by the volcano that erupts or
 destroyed by an Earthquake and the neighbour's city it reduces, your coastal
-city a Flood takes, or any area of the flood plain you name when two tie.
-Name them all on one line.
+city a Flood takes, any area of the flood plain you name when two tie, or
+the one area where Barbarian Hordes appear or go when areas tie. Name them
+all on one line.
 
 ``LOSE Thebes 3, Memphis CITY, Buhen REDUCE`` pays unit points (Famine,
 Epidemic, Flood): 3 tokens from Thebes, the city of Memphis eliminated, the city

@@ -14,10 +14,12 @@ player: PICK cities (Treachery, Superstition, Slave Revolt's support check,
 Civil Disorder, Iconoclasm & Heresy, Piracy), LOSE unit points or GIVE them
 to secondary victims (Famine, Epidemic; `calamity_losses`).
 Volcanic Eruption / Earthquake and Flood are in `calamity_nature`, Civil
-War in `calamity_war`. Not resolved yet: Barbarian Hordes. Civilization cards change the numbers through the
-ruleset's calamity effects. A calamity this engine cannot resolve yet is
-never skipped silently: the game waits at it, or, with the game option
-`unplayable-phases=skip`, records ``CalamityNotPlayable`` and returns it.
+War in `calamity_war`, Barbarian Hordes in `calamity_barbarians`: every
+calamity of the packaged ruleset is resolved. Civilization cards change the
+numbers through the ruleset's calamity effects. A calamity with no resolver
+(one a house ruleset, option `ruleset-data`, names and this engine does not
+know) is never skipped silently: the game waits at it, or, with the game
+option `unplayable-phases=skip`, records ``CalamityNotPlayable`` and returns it.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Any
 
+from . import calamity_barbarians as barbarians
 from . import calamity_losses as L
 from . import calamity_nature as nature
 from . import calamity_war as W
@@ -536,6 +539,7 @@ RESOLVERS: dict[str, Callable[[GameState, Calamity, int], Any]] = {
     "Civil War": W.civil_war,
     "Volcanic Eruption / Earthquake": lambda s, c, i: nature.volcano(s, c, i),
     "Flood": lambda s, c, i: nature.flood(s, c, i),
+    "Barbarian Hordes": lambda s, c, i: barbarians.barbarian_hordes(s, c, i),
 }
 
 
@@ -625,7 +629,7 @@ def apply_revolted(state: GameState, data: dict[str, Any]) -> GameState:
 
 def apply_resolved(state: GameState, data: dict[str, Any]) -> GameState:
     filed = state.filed.without("assigned")
-    for key in nature.FILED:
+    for key in nature.FILED + barbarians.FILED:
         filed = filed.without(key)
     state = replace(state, calamities=state.calamities[1:], step="", filed=filed)
     return _return_cards(state, [data["calamity"]])
@@ -951,6 +955,7 @@ RESOLUTION_RULES = PhaseRules(
         **W.APPLY,
         "FloodStruck": lambda s, d: nature.apply_flood(s, d),
         "FloodPlainChosen": lambda s, d: nature.apply_flood(s, d),
+        **barbarians.APPLY,
     },
     decide={PickCities: decide_pick, LoseUnits: decide_lose, GiveLosses: decide_give, **W.DECIDE},
     pending=pending_resolution,
@@ -967,6 +972,7 @@ RESOLUTION_RULES = PhaseRules(
         "FloodPlainChosen": lambda s, d: PickCities(s.nations[d["victim"]].player_id, (d["picked"],)),
         "CalamityLossesGiven": lambda s, d: GiveLosses(s.nations[d["victim"]].player_id, tuple((n, k) for n, k in d["shares"])),
         **W.INPUTS,
+        **barbarians.INPUTS,
     },
     narrate={
         "CalamityStruck": _tell_struck,
@@ -979,6 +985,7 @@ RESOLUTION_RULES = PhaseRules(
         **W.NARRATE,
         "FloodStruck": lambda s, e, v: nature.tell_flood(s, e, v),
         "FloodPlainChosen": lambda s, e, v: nature.tell_flood(s, e, v),
+        **barbarians.NARRATE,
         "CalamityResolved": lambda s, e, v: f"{e.data['calamity']} ({e.data['victim']}) is resolved.",
         "CalamityNotPlayable": lambda s, e, v: (
             f"{e.data['calamity']} ({e.data['victim']}) cannot be resolved by this engine yet; "

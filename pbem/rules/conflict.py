@@ -31,9 +31,11 @@ Progress lives in ``state.filed``:
   "declined" city areas whose replacement needs no further deferral question
   "spoils"   (draw, pillage) answered so far by the attacker of the current city
 
-The Barbarian supply (tokens of unused nations) is not tracked: the engine
-always has enough Barbarian tokens for a pirate city (RULINGS D-5 allows
-"as many as there are"; no game state records how many are left).
+The Barbarian supply (tokens of unused nations) is not tracked here: the
+engine always has enough Barbarian tokens for a pirate city (RULINGS D-5
+allows "as many as there are"). Barbarian Hordes (phase 9) counts it from
+the sets nobody plays (`calamity_barbarians.supply`) and fights with
+`fight_removals`, `city_attack_needed` and `city_defenders_due` below.
 """
 
 from __future__ import annotations
@@ -152,12 +154,32 @@ def removal_steps(counts: dict[str, int], limit: int | None, late: set[str]) -> 
     return steps
 
 
+def fight_removals(state: GameState, area: str, counts: dict[str, int], city_stands: bool) -> list[list[str]]:
+    """The removal steps of one token conflict among ``counts`` in ``area`` (R-3.1, D-16, D-17, §24.24).
+
+    Public so that fights outside phase 4 (the Barbarian Hordes of phase 9)
+    follow exactly the phase-4 rules: Metalworking holders remove last, and
+    while a city stands only "one party left" ends the conflict.
+    """
+    late = {p for p in counts if counts[p] > 0 and _holds(state, p, "Metalworking")}
+    return removal_steps(counts, None if city_stands else _limit(state, area), late)
+
+
+def city_attack_needed(state: GameState, attacker: str, city: str) -> int:
+    """Tokens ``attacker`` needs to take a city owned by ``city`` (7; Engineering 6 / 8, D-19, §24.35)."""
+    return _threshold(state, attacker, _party_of_city(city), "city_attack_tokens")
+
+
+def city_defenders_due(state: GameState, attacker: str, city: str) -> int:
+    """Tokens a city owned by ``city`` becomes when ``attacker`` takes it (6; Engineering 5 / 7, D-19, §24.35)."""
+    return _due(state, attacker, city)
+
+
 def _fight_event(state: GameState, area: str, in_attack: bool) -> Event:
     a = state.area(area)
     before = {p: n for p, n in a.tokens.items() if n > 0}
     late = {p for p in before if _holds(state, p, "Metalworking")}
-    limit = None if a.city is not None else _limit(state, area)
-    steps = removal_steps(before, limit, late)
+    steps = fight_removals(state, area, before, a.city is not None)
     removed = {p: sum(1 for s in steps if p in s) for p in before}
     after = {p: before[p] - removed[p] for p in before}
     cites = FIGHT_CITES

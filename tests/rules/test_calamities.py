@@ -10,6 +10,7 @@ from pbem.rules.draws import Draws
 from pbem.rules.narrate import describe_event
 from pbem.rules.rejection import Rejection
 
+from .botplay import resolve_by_bots
 from .casefile import position
 
 DRAWS = Draws("calamities")
@@ -165,15 +166,41 @@ def test_narration():
     state, _ = game("calamity-resolution", areas=CITIES, calamities=[["Treachery", "Egypt", "Crete"]])
     _, events = decide(state, "PICK Thebes", 2)
     assert describe_event(state, events[0], "observer") == "Treachery (Egypt): Egypt's Thebes becomes a city of Crete (chosen by Crete)."
-    state, events = game("calamity-resolution", areas=CITIES, calamities=[["Barbarian Hordes", "Egypt", ""]], options={"unplayable-phases": "skip"})
-    text = describe_event(state, events[0], "observer")
-    assert "cannot be resolved" in text
 
 
-def test_an_unresolvable_calamity_waits_without_a_prompt():
-    state, events = game("calamity-resolution", areas=CITIES, calamities=[["Barbarian Hordes", "Egypt", None]])
+# Every calamity of the packaged ruleset has a resolver; a house ruleset (option ruleset-data) may name one the
+# engine does not know. These tests take a resolver away to stand for such a calamity.
+
+
+def test_every_calamity_of_the_ruleset_has_a_resolver():
+    from pbem.rules.calamities import RESOLVERS
+    from pbem.rules.rulebook import ruleset_for_options
+
+    assert set(ruleset_for_options({}).calamities) == set(RESOLVERS)
+
+
+def test_a_calamity_without_resolver_waits_without_a_prompt(monkeypatch):
+    from pbem.rules import calamities as C
+
+    monkeypatch.delitem(C.RESOLVERS, "Piracy")
+    state, events = game("calamity-resolution", areas=CITIES, calamities=[["Piracy", "Egypt", None]])
     assert events == [] and E.pending(state) == {}
-    assert state.calamities == (("Barbarian Hordes", "Egypt", None),)
+    assert state.calamities == (("Piracy", "Egypt", None),)
+
+
+def test_a_calamity_without_resolver_is_returned_with_unplayable_phases_skip(monkeypatch):
+    from pbem.rules import calamities as C
+
+    monkeypatch.delitem(C.RESOLVERS, "Piracy")
+    case = {"players": 3, "phase": "calamity-resolution", "nations": {"Egypt": {"civ_cards": ["Enlightenment"]}, "Crete": {}, "Babylon": {}},
+            "areas": CITIES, "calamities": [["Superstition", "Egypt", ""], ["Piracy", "Egypt", ""]],
+            "options": {"unplayable-phases": "skip"}}
+    before = position(case)
+    events = until(E.resume(before, DRAWS), "calamity-resolution")
+    assert [e.type for e in events] == ["CalamityStruck", "CalamityResolved", "CalamityNotPlayable", "PhaseEnded"]
+    state = E.fold(before, events)
+    assert state.returned.get(3) == ("Superstition",) and state.returned.get(9) == ("Piracy",)
+    assert "cannot be resolved" in describe_event(before, events[2], "observer")
 
 
 # -- phase 11 ------------------------------------------------------------------------------------
@@ -334,17 +361,14 @@ def test_bots_always_finish_the_implemented_calamities():
         case = {"players": 4, "phase": "calamity-resolution", "nations": spec, "areas": areas, "calamities": calamities}
         state = position(case)
         state = E.fold(state, until(E.resume(state, DRAWS), "calamity-resolution"))
-        for _ in range(60):
-            if state.phase != "calamity-resolution" or state.step == "ended":
-                break
-            prompts = E.pending(state)
-            assert prompts, f"seed {seed}: waiting with nobody asked"
-            prompt = next(iter(prompts.values()))
-            if rng.random() < 0.3:
-                events = E.decide(state, PassDeadline(), DRAWS)
-            else:
-                events = E.decide(state, parse(rng.choice(prompt.choices), state, prompt.player_id).command, DRAWS)
-            state = E.fold(state, until(events, "calamity-resolution"))
-        assert state.step == "ended" or state.phase != "calamity-resolution", f"seed {seed}"
-        for n in state.nations.values():
-            assert n.stock >= 0
+        state = resolve_by_bots(state, rng, DRAWS, f"seed {seed}", steps=60)
+
+
+def test_the_view_shows_calamities_to_resolve_but_not_who_traded_them():
+    from pbem.rules.view import view
+
+    state = position({"players": 3, "phase": "calamity-resolution", "nations": {"Egypt": {}, "Crete": {}, "Babylon": {}},
+                      "calamities": [["Superstition", "Egypt", "Crete"], ["Piracy", "Babylon", ""]]})
+    seen = view(state, "player:babylon")
+    assert seen["calamities"] == [{"calamity": "Superstition", "victim": "Egypt"}, {"calamity": "Piracy", "victim": "Babylon"}]
+    assert "Crete" not in str(seen["calamities"]) and seen["finished"] is False and seen["scores"] is None

@@ -11,6 +11,7 @@ from pbem.rules.commands import PassDeadline
 from pbem.rules.narrate import describe_event
 from pbem.rules.rejection import Rejection
 
+from .botplay import resolve_by_bots
 from .casefile import position
 from .test_calamities import DRAWS, parse, until
 
@@ -186,18 +187,9 @@ def test_bots_always_finish_volcano_and_flood():
                 "options": {"unplayable-phases": "skip"}}
         state = position(case)
         state = E.fold(state, until(E.resume(state, DRAWS), "calamity-resolution"))
-        for _ in range(40):
-            if state.phase != "calamity-resolution" or state.step == "ended":
-                break
-            prompts = E.pending(state)
-            assert prompts, f"seed {seed}: waiting with nobody asked"
-            prompt = next(iter(prompts.values()))
-            assert 1 <= len(prompt.choices) <= 60
-            if rng.random() < 0.3:
-                events = E.decide(state, PassDeadline(), DRAWS)
-            else:
-                events = E.decide(state, parse(rng.choice(prompt.choices), state, prompt.player_id).command, DRAWS)
-            state = E.fold(state, until(events, "calamity-resolution"))
-        assert state.step == "ended" or state.phase != "calamity-resolution", f"seed {seed}"
-        for n in state.nations.values():
-            assert n.stock >= 0
+        state = resolve_by_bots(state, rng, DRAWS, f"seed {seed}", steps=40,
+                                check_prompt=lambda p: assert_choices_offered(p))
+
+
+def assert_choices_offered(prompt) -> None:
+    assert 1 <= len(prompt.choices) <= 60

@@ -12,6 +12,7 @@ from pbem.rules.draws import Draws
 from pbem.rules.narrate import describe_event
 from pbem.rules.rejection import Rejection
 
+from .botplay import resolve_by_bots
 from .casefile import position
 
 DRAWS = Draws("civil-war")
@@ -171,17 +172,4 @@ def test_bots_always_finish_civil_war():
         spec = {n: {"civ_cards": rng.sample(cards, 2), "stock": rng.randint(0, 30)} for n in nations}
         options = {"beneficiary-rule": rng.choice(["seed", "1991"])}
         state, _ = game(spec, areas, options=options)
-        for _ in range(10):
-            if state.phase != "calamity-resolution" or state.step == "ended":
-                break
-            prompts = E.pending(state)
-            assert prompts, f"seed {seed}: waiting with nobody asked"
-            prompt = next(iter(prompts.values()))
-            if rng.random() < 0.3:
-                events = E.decide(state, PassDeadline(), DRAWS)
-            else:
-                events = E.decide(state, parse(rng.choice(prompt.choices), state, prompt.player_id).command, DRAWS)
-            state = E.fold(state, until(events))
-        assert state.step == "ended" or state.phase != "calamity-resolution", f"seed {seed}"
-        for n in state.nations.values():
-            assert n.stock >= 0
+        state = resolve_by_bots(state, rng, DRAWS, f"seed {seed}", steps=10)

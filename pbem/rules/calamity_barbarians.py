@@ -1,0 +1,682 @@
+"""Barbarian Hordes, a calamity of phase 9 (stack 5, tradable; §30.52, fact sheet §2.12, D-1, Q-S6).
+
+The fact sheet's row is the specification; the clause numbers cited are those
+of the rulebook text it digests (its source S1, §30.521-§30.527; RULINGS
+already cites §30.5235 and §30.5251 from it). Procedure as this engine plays
+it, one event per step (``state.step`` counts them):
+
+0. Crete is never the primary victim (§30.527): nothing happens, the card is
+   still resolved and returned. Nothing happens either when none of the
+   victim's start areas is on the board in use (only in positions set up by
+   hand) or when the Barbarian supply is empty.
+1. Placement (§30.5211): 15 Barbarian tokens (fewer if the supply is short:
+   as many as are left, as D-5 / Q-S11 rule for pirate cities) appear in one
+   of the victim's start areas on the board. If he has units in any start
+   area, the one where they do him the greatest damage; otherwise an empty
+   start area (or one holding Barbarians only); an area with other players'
+   units only when no other is left. An area holding a pirate city is never
+   used: it counts as full (§24.1) and is the Barbarians' own.
+2. Conflict at once (§30.5212), as in phase 4 with the Barbarians as one
+   party holding no cards (seed 002: [The barbarians], R-3.1, D-16, D-17):
+   a token conflict among every party there (their own earlier tokens join
+   them); then, if only Barbarians are left beside a player's city, they
+   attack it with the phase-4 threshold (7; 8 against an Engineering holder,
+   D-19, §24.35). A failed attack removes them all. A successful one turns
+   the city into 6 (Engineering: 7) of its owner's tokens from his stock
+   (fewer if short), and the token conflict is fought again. No trade card is
+   drawn and nothing is pillaged (§30.526, §24.53). Removed tokens go back to
+   their owners' stock, Barbarians back to the supply.
+3. Movement (§30.5231-§30.5234): while the Barbarians in their area exceed
+   its population limit, the surplus moves as one body to an adjacent area,
+   across a land border or a water boundary (land adjacency and coast-to-
+   coast links of the data, never open sea), leaving the limit behind, and
+   fights there as in 2. The area is chosen in this order (§30.5241):
+   a. an adjacent area where the body does the victim immediate damage, the
+      greatest damage first;
+   b. otherwise an adjacent area without units of the victim (empty, their
+      own, or other players', §30.5242) that is nearest, counted in steps
+      through such areas, to an area where a body of this size could damage
+      him.
+   If neither exists, the surplus has nowhere to go: it is removed, as no
+   Barbarians may stand above a limit at the end of the calamity (§30.5232).
+   The steps are bounded by the number of areas on the board; in practice the
+   body stops long before, since every step either costs the victim units or
+   brings the body strictly nearer to them, and it never grows.
+4. The Barbarians then stay on the board until eliminated; they never grow
+   and are never victims of calamities (§30.5235, §29.65). Later conflicts
+   treat them as any Barbarian tokens (phase 4).
+
+"Damage" is what the victim loses in that area's conflict, in unit points: his
+city 5, each token 1, the tokens a taken city becomes counting only as they
+are lost (§29.62). Third parties lose units too but do not count.
+
+Ties in placement or routing (§30.5251): the player who traded the card
+chooses (PICK <area>); an untraded card is decided by the top of the
+`beneficiary-rule` ranking without the victim (D-1, Q-S6). With a single
+best area nobody is asked. The default is the first tied area by name.
+
+Readings where the fact sheet leaves room, and why:
+* A taken city becomes tokens and is fought over, rather than simply
+  vanishing: §30.5212 says "conflict is resolved", and conflict (§24, seed
+  002: 4B) replaces a taken city by its owner's tokens.
+* Third parties in a start area where the victim has units do not make it
+  less likely: the greatest damage to him decides (§30.5234); "third
+  parties only if unavoidable" is about the fall-back placement.
+* An area where the victim shares room with other players counts as his
+  for routing if the body can hurt him there: the damage principle again.
+* The supply is not recorded anywhere else: it is counted as the tokens of
+  the unused sets less the Barbarian tokens on the board (`supply`).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, replace
+from typing import Any
+
+from . import conflict
+from .events import Event
+from .prompt import Prompt
+from .ranking import BARBARIANS, beneficiary_ranking
+from .rejection import Rejection
+from .rulebook import ruleset_of
+from .state import GameState
+
+NAME = "Barbarian Hordes"
+PIRATES = "Pirates"
+CITY_POINTS = 5
+CITES = ("seed 003: 9", "§30.52", "fact sheet §2.12")
+FIGHT_CITES = ("§30.5212", "seed 002: [The barbarians]", "R-3.1", "D-16", "D-17")
+ATTACK_CITES = ("seed 002: 4B", "R-3.2", "D-19")
+TIE_CITES = ("§30.5251", "D-1", "Q-S6")
+Calamity = tuple[str, str, "str | None"]
+
+
+def _c() -> Any:
+    """The phase module, imported late: it imports this one."""
+    from . import calamities
+
+    return calamities
+
+
+# -- the board as the Barbarians see it ---------------------------------------------------------
+
+
+def board(state: GameState) -> frozenset[str]:
+    """The land areas of the board in use (rule 16)."""
+    return ruleset_of(state).setup_for(len(state.players)).areas_in_play
+
+
+def supply(state: GameState) -> int:
+    """Barbarian tokens left to place: the tokens of the sets nobody plays, less those on the board.
+
+    The box holds one set of pieces per base nation (a nation that replaces
+    another, Iberia, shares its set); every player uses one set (§15.31).
+    """
+    rules = ruleset_of(state)
+    sets = sum(1 for n in rules.nations.values() if not n.replaces)
+    unused = max(0, sets - len(state.players))
+    on_board = sum(a.tokens.get(BARBARIANS, 0) for a in state.areas.values())
+    return max(0, rules.tokens_per_nation * unused - on_board)
+
+
+def _limit(state: GameState, area: str) -> int:
+    return ruleset_of(state).areas[area].population_limit
+
+
+def _open(state: GameState, area: str) -> bool:
+    """The Barbarians may stand here: not an area holding a pirate city (full, and their own)."""
+    return state.area(area).city != PIRATES
+
+
+def neighbours(state: GameState, area: str) -> list[str]:
+    """Areas one Barbarian move away: across land or a water boundary, never open sea (§30.5233)."""
+    rules = ruleset_of(state)
+    near = set(rules.land_adjacency.get(area, ())) | set(rules.coast_links.get(area, ()))
+    on = board(state)
+    return sorted(a for a in near if a in on and _open(state, a))
+
+
+def _has_units(state: GameState, area: str, nation: str) -> bool:
+    here = state.area(area)
+    return here.tokens.get(nation, 0) > 0 or here.city == nation
+
+
+def _players_units(state: GameState, area: str) -> bool:
+    here = state.area(area)
+    return here.city in state.nations or any(n > 0 and p in state.nations for p, n in here.tokens.items())
+
+
+def _points(tokens: dict[str, int], city: str | None, nation: str) -> int:
+    return tokens.get(nation, 0) + (CITY_POINTS if city == nation else 0)
+
+
+def _live(tokens: dict[str, int]) -> dict[str, int]:
+    return {p: n for p, n in sorted(tokens.items()) if n > 0}
+
+
+def _conflict(state: GameState, area: str, tokens: dict[str, int], city: str | None) -> bool:
+    """A token conflict exists (§24.1): two parties or more, above the limit or beside a city."""
+    live = _live(tokens)
+    return len(live) >= 2 and (city is not None or sum(live.values()) > _limit(state, area))
+
+
+def _fight(state: GameState, area: str, tokens: dict[str, int], city: str | None) -> dict[str, int]:
+    steps = conflict.fight_removals(state, area, _live(tokens), city is not None)
+    out = dict(tokens)
+    for step in steps:
+        for party in step:
+            out[party] -= 1
+    return out
+
+
+def clash(state: GameState, area: str, arriving: int, victim: str) -> dict[str, Any]:
+    """What happens when ``arriving`` Barbarians enter ``area`` (§30.5212, §30.5242): the record of an event.
+
+    Pure: the state is not changed. ``lost`` gives each nation's unit points
+    lost there (city 5, token 1; a taken city's tokens count only as lost).
+    """
+    here = state.area(area)
+    tokens = _live(dict(here.tokens))
+    tokens[BARBARIANS] = tokens.get(BARBARIANS, 0) + arriving
+    before = dict(tokens)
+    city = here.city
+    fight = fight2 = None
+    if _conflict(state, area, tokens, city):
+        after = _fight(state, area, tokens, city)
+        fight = {"before": _live(tokens), "after": _live(after)}
+        tokens = after
+    attack: dict[str, Any] | None = None
+    if city in state.nations and set(_live(tokens)) == {BARBARIANS}:
+        owner = city
+        needed = conflict.city_attack_needed(state, BARBARIANS, owner)
+        attack = {"owner": owner, "tokens": tokens[BARBARIANS], "needed": needed, "succeeded": tokens[BARBARIANS] >= needed}
+        if attack["succeeded"]:
+            due = conflict.city_defenders_due(state, BARBARIANS, owner)
+            stock = state.nations[owner].stock + before.get(owner, 0) - tokens.get(owner, 0)
+            placed = min(due, stock)
+            attack.update(due=due, placed=placed)
+            city = None
+            tokens[owner] = tokens.get(owner, 0) + placed
+            if _conflict(state, area, tokens, city):
+                after = _fight(state, area, tokens, city)
+                fight2 = {"before": _live(tokens), "after": _live(after)}
+                tokens = after
+        else:
+            tokens[BARBARIANS] = 0  # a failed attack: the attackers are removed (seed 002: 4B)
+    after = _live(tokens)
+    nations = sorted({p for p in before if p in state.nations} | ({here.city} if here.city in state.nations else set()))
+    lost = {
+        n: {
+            "points": _points(before, here.city, n) - _points(after, city, n),
+            "tokens": before.get(n, 0),
+            "left": after.get(n, 0),
+            "city": here.city == n and city != n,
+        }
+        for n in nations
+    }
+    return {
+        "area": area,
+        "limit": _limit(state, area),
+        "arriving": arriving,
+        "city": here.city,
+        "before": before,
+        "fight": fight,
+        "attack": attack,
+        "fight2": fight2,
+        "after": after,
+        "city_after": city,
+        "lost": {n: v for n, v in lost.items() if v["points"] or v["tokens"] != v["left"]},
+        "damage": lost.get(victim, {"points": 0})["points"],
+    }
+
+
+def damage(state: GameState, area: str, arriving: int, victim: str) -> int:
+    """Unit points the victim loses if ``arriving`` Barbarians enter ``area`` now (the "immediate damage")."""
+    if not _has_units(state, area, victim):
+        return 0
+    return clash(state, area, arriving, victim)["damage"]
+
+
+# -- who decides ties ---------------------------------------------------------------------------
+
+
+def chooser(state: GameState, cal: Calamity) -> str:
+    """The trader; untraded, the top of the beneficiary ranking without the victim (§30.5251, D-1, Q-S6)."""
+    _, victim, giver = cal
+    if giver and giver in state.nations:
+        return giver
+    ranking = beneficiary_ranking(state, excluding=(victim,))
+    return ranking[0] if ranking else victim
+
+
+# -- the stages ---------------------------------------------------------------------------------
+
+
+def _start_areas(state: GameState, victim: str) -> list[str]:
+    on = board(state)
+    return sorted(a for a in ruleset_of(state).nations[victim].start_areas if a in on and _open(state, a))
+
+
+def _placement(state: GameState, cal: Calamity) -> Any:
+    """Stage 0: where the hordes appear (§30.5211), or why they do not."""
+    name, victim, _ = cal
+    base = {"calamity": name, "victim": victim}
+    rules = ruleset_of(state)
+    if victim in rules.calamities[name].immune_nations:
+        return Event("BarbariansAverted", base | {"reason": "immune"}, CITES + ("§30.527",))
+    starts = _start_areas(state, victim)
+    if not starts:
+        return Event("BarbariansAverted", base | {"reason": "no-start-area"}, CITES + ("§30.5211",))
+    wanted = _c().quantity(state, victim, name, "primary", "barbarian_tokens", rules.calamities[name].primary["barbarian_tokens"])
+    count = min(wanted, supply(state))
+    if count <= 0:
+        return Event("BarbariansAverted", base | {"reason": "no-supply"}, CITES + ("§30.5211",))
+    his = [a for a in starts if _has_units(state, a, victim)]
+    if his:
+        scores = {a: damage(state, a, count, victim) for a in his}
+        best = max(scores.values())
+        tied, reason = [a for a in his if scores[a] == best], "damage"
+    else:
+        free = [a for a in starts if not _players_units(state, a)]
+        tied, reason = (free, "empty") if free else (starts, "third-parties")
+    plan = {"kind": "place", "count": count, "wanted": wanted, "reason": reason, "options": tied}
+    return _decided(state, cal, plan)
+
+
+def _nearest(state: GameState, victim: str, origin: str, count: int) -> tuple[list[str], int] | None:
+    """§30.5241 b: the neighbours of ``origin`` without victim units nearest to damageable victim units.
+
+    Steps are counted through areas without units of the victim (empty,
+    Barbarian or other players' areas); the targets are the areas where a
+    body of ``count`` would damage him. None when no such area can be reached.
+    """
+    on = board(state)
+    targets = [a for a in sorted(on) if _open(state, a) and damage(state, a, count, victim) > 0]
+    if not targets:
+        return None
+    distance = {a: 0 for a in targets}
+    queue = deque(targets)
+    while queue:
+        here = queue.popleft()
+        for a in neighbours(state, here):
+            if a not in distance and not _has_units(state, a, victim):
+                distance[a] = distance[here] + 1
+                queue.append(a)
+    reachable = [a for a in neighbours(state, origin) if a in distance and not _has_units(state, a, victim)]
+    if not reachable:
+        return None
+    best = min(distance[a] for a in reachable)
+    return [a for a in reachable if distance[a] == best], best
+
+
+def _route(state: GameState, cal: Calamity, origin: str, surplus: int) -> Any:
+    """A movement stage (§30.5231-§30.5241): the surplus moves, or halts with nowhere to go."""
+    victim = cal[1]
+    scores = {a: damage(state, a, surplus, victim) for a in neighbours(state, origin)}
+    hurting = [a for a, d in scores.items() if d > 0]
+    if hurting:
+        best = max(scores[a] for a in hurting)
+        plan = {"kind": "move", "from": origin, "count": surplus, "reason": "damage",
+                "options": [a for a in hurting if scores[a] == best]}
+        return _decided(state, cal, plan)
+    near = _nearest(state, victim, origin, surplus)
+    if near is None:
+        return _halt(state, cal, origin, "no-way")
+    options, distance = near
+    plan = {"kind": "move", "from": origin, "count": surplus, "reason": "nearest", "distance": distance, "options": options}
+    return _decided(state, cal, plan)
+
+
+def _decided(state: GameState, cal: Calamity, plan: dict[str, Any]) -> Any:
+    """The event for a plan with one area (or the area already chosen), else the tie question."""
+    options = plan["options"]
+    chosen = state.filed.get("barbarian-route", ())
+    if len(options) == 1 or (chosen and chosen[0] in options):
+        area = options[0] if len(options) == 1 else chosen[0]
+        return _arrive(state, cal, plan, area, chosen_by=None if len(options) == 1 else chooser(state, cal))
+    return RouteChoice(chooser(state, cal), cal[1], plan)
+
+
+def _arrive(state: GameState, cal: Calamity, plan: dict[str, Any], area: str, chosen_by: str | None) -> Event:
+    name, victim, _ = cal
+    count = plan["count"]
+    if plan["kind"] == "move":  # the body leaves its area first
+        origin = state.area(plan["from"])
+        state = state.with_area(plan["from"], origin.add_tokens(BARBARIANS, -count))
+    data = {
+        "calamity": name,
+        "victim": victim,
+        "area": area,
+        "count": count,
+        "reason": plan["reason"],
+        "options": list(plan["options"]),
+        "chooser": chosen_by,
+        "clash": clash(state, area, count, victim),
+    }
+    extra: tuple[str, ...] = ()
+    if plan["kind"] == "place":
+        data |= {"wanted": plan["wanted"], "short": count < plan["wanted"]}
+        cites = CITES + ("§30.5211",)
+        event = "BarbariansAppear"
+    else:
+        water = area not in ruleset_of(state).land_adjacency.get(plan["from"], ())
+        data |= {"from": plan["from"], "distance": plan.get("distance", 0), "water": water}
+        cites = CITES + ("§30.5231", "§30.5233", "§30.5234", "§30.5241" if plan["reason"] == "damage" else "§30.5242")
+        event = "BarbariansMove"
+    fight = data["clash"]
+    if fight["fight"] or fight["attack"]:
+        extra += FIGHT_CITES
+    if fight["attack"]:
+        extra += ATTACK_CITES
+        if "Engineering" in state.nations[fight["attack"]["owner"]].civ_cards:
+            extra += ("§24.35",)
+        if fight["attack"]["succeeded"]:
+            extra += ("seed 001: [city-attack step 1]", "§30.526", "§24.53")
+    if chosen_by:
+        extra += TIE_CITES
+    return Event(event, data, cites + extra)
+
+
+def _halt(state: GameState, cal: Calamity, area: str, reason: str) -> Event:
+    """The Barbarians stop; a surplus with nowhere to go is removed (§30.5232, §30.5235)."""
+    here = state.area(area).tokens.get(BARBARIANS, 0)
+    removed = max(0, here - _limit(state, area)) if reason != "no-surplus" else 0
+    data = {
+        "calamity": cal[0],
+        "victim": cal[1],
+        "area": area,
+        "limit": _limit(state, area),
+        "left": here - removed,
+        "removed": removed,
+        "reason": reason,
+        "damage": int(state.filed.get("barbarians", (area, 0))[1]),
+    }
+    return Event("BarbariansHalt", data, CITES + ("§30.5232", "§30.5235"))
+
+
+def barbarian_hordes(state: GameState, cal: Calamity, index: int) -> Any:
+    """The resolver of Barbarian Hordes (see the module docstring for the steps)."""
+    if index == 0:
+        return _placement(state, cal)
+    horde = state.filed.get("barbarians")
+    if not horde:
+        return None
+    area = str(horde[0])
+    surplus = state.area(area).tokens.get(BARBARIANS, 0) - _limit(state, area)
+    if surplus <= 0:
+        return _halt(state, cal, area, "no-surplus")
+    if index > len(board(state)):  # a safety bound; see the module docstring
+        return _halt(state, cal, area, "bound")
+    return _route(state, cal, area, surplus)
+
+
+# -- the tie question ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RouteChoice:
+    """Several areas tie for the Barbarians: ``chooser`` names one (PICK <area>; §30.5251)."""
+
+    chooser: str
+    victim: str
+    plan: dict[str, Any]
+
+    @property
+    def options(self) -> tuple[str, ...]:
+        return tuple(self.plan["options"])
+
+    def _why(self, state: GameState) -> str:
+        plan = self.plan
+        if plan["kind"] == "place":
+            head = f"{plan['count']} Barbarian tokens appear in one of {self.victim}'s start areas"
+            if plan["reason"] == "damage":
+                hurt = damage(state, self.options[0], plan["count"], self.victim)
+                return f"{head}; {' and '.join(self.options)} would each cost {self.victim} {_plural(hurt, 'unit point')}"
+            if plan["reason"] == "empty":
+                return f"{head}; {self.victim} has no units in any of them, and {' and '.join(self.options)} hold no player's units"
+            return f"{head}; {self.victim} has no units in any of them and none is free of other players' units"
+        head = f"{plan['count']} Barbarians leave {plan['from']}"
+        if plan["reason"] == "damage":
+            hurt = damage(state, self.options[0], plan["count"], self.victim)
+            return f"{head}; {' and '.join(self.options)} would each cost {self.victim} {_plural(hurt, 'unit point')}"
+        return (f"{head}; no neighbouring area lets them hurt {self.victim}, and {' and '.join(self.options)} are each "
+                f"{plan['distance']} step{'s' if plan['distance'] != 1 else ''} from the nearest of its units they can hurt")
+
+    def _role(self, cal: tuple) -> str:
+        if cal[2] and cal[2] == self.chooser:
+            return "you traded the card"
+        return "the card was not traded and you rank first for beneficiary (D-1)"
+
+    def _line(self, state: GameState, area: str) -> str:
+        here = state.area(area)
+        parts = ([f"{here.city}'s city" if here.city else ""] + [f"{p} {n}" for p, n in sorted(here.tokens.items())])
+        units = ", ".join(p for p in parts if p) or "empty"
+        arriving = self.plan["count"]
+        if self.plan["kind"] == "move":
+            origin = state.area(self.plan["from"])
+            state = state.with_area(self.plan["from"], origin.add_tokens(BARBARIANS, -arriving))
+        lost = clash(state, area, arriving, self.victim)["lost"]
+        hurt = "; ".join(f"{n} would lose {_plural(v['points'], 'unit point')}" for n, v in lost.items() if v["points"]) or "nobody would lose units"
+        return f"{area} (limit {_limit(state, area)}): {units}; {hurt}."
+
+    # hooks used by calamities.settle_resolution / pending_resolution / defaults_resolution / decide_pick
+    def settle(self, state: GameState, cal: tuple) -> list[Event]:
+        return []  # a tie: the chooser is asked
+
+    def prompt(self, state: GameState, cal: tuple) -> Prompt:
+        lines = tuple(f"PICK {a}" for a in self.options)
+        where = "where they appear" if self.plan["kind"] == "place" else "where they go"
+        return Prompt(
+            who=self.chooser.lower(),
+            player_id=state.nations[self.chooser].player_id,
+            step="barbarian-route",
+            question=f"Barbarian Hordes strike {self.victim}: {self._why(state)}. As {self._role(cal)}, choose {where} (PICK <area>).",
+            choices=lines,
+            template=lines[0],
+            default=f"the first by area name ({lines[0]})",
+            situation=tuple(self._line(state, a) for a in self.options),
+            cites=CITES + TIE_CITES,
+        )
+
+    def decide_pick(self, state: GameState, cal: tuple, command: Any, by_default: bool = False) -> list[Event]:
+        if state.nations[self.chooser].player_id != command.player_id:
+            raise Rejection(f"no calamity asks you to choose now; {self.chooser} chooses where the Barbarians go", "§30.5251")
+        named = tuple(dict.fromkeys(command.areas))
+        if len(named) != 1:
+            raise Rejection(f"name one area for the Barbarians: {' or '.join(self.options)}", "§30.5251")
+        if named[0] not in self.options:
+            raise Rejection(f"{named[0]}: the Barbarians cannot go there now; choose {' or '.join(self.options)}", "§30.5251")
+        data = {"calamity": cal[0], "victim": self.victim, "chooser": self.chooser, "kind": self.plan["kind"],
+                "area": named[0], "options": list(self.options)}
+        if by_default:
+            data["by_default"] = True
+        return [Event("BarbarianRouteChosen", data, CITES + TIE_CITES)]
+
+    def default(self, state: GameState, cal: tuple, prompt: Prompt) -> list[Event]:
+        return self.decide_pick(state, cal, _c().PickCities(prompt.player_id, (self.options[0],)), True)
+
+
+# -- apply ---------------------------------------------------------------------------------------
+
+
+def _next(state: GameState) -> str:
+    return str(int(state.step) + 1 if state.step.isdigit() else 1)
+
+
+def _apply_clash(state: GameState, fight: dict[str, Any]) -> GameState:
+    """Set the area to the outcome; every nation's tokens that left the board go back to its stock."""
+    area = fight["area"]
+    here = state.area(area)
+    before = {p: n for p, n in here.tokens.items()}
+    after = fight["after"]
+    tokens = here.tokens
+    for party in set(before) | set(after):
+        tokens = tokens.set(party, after[party]) if after.get(party) else tokens.without(party)
+    state = state.with_area(area, replace(here, tokens=tokens, city=fight["city_after"]))
+    for nation in sorted(set(before) | set(after)):
+        if nation in state.nations:
+            n = state.nations[nation]
+            state = state.with_nation(replace(n, stock=n.stock + before.get(nation, 0) - after.get(nation, 0)))
+    return state
+
+
+def _filed(state: GameState, area: str, hurt: int) -> GameState:
+    total = int(state.filed.get("barbarians", (area, 0))[1]) + hurt
+    filed = state.filed.set("barbarians", (area, total)).without("barbarian-route")
+    return replace(state, filed=filed, step=_next(state))
+
+
+def apply_averted(state: GameState, data: dict[str, Any]) -> GameState:
+    return replace(state, step=_next(state))
+
+
+def apply_appear(state: GameState, data: dict[str, Any]) -> GameState:
+    return _filed(_apply_clash(state, data["clash"]), data["area"], data["clash"]["damage"])
+
+
+def apply_move(state: GameState, data: dict[str, Any]) -> GameState:
+    origin = state.area(data["from"])
+    state = state.with_area(data["from"], origin.add_tokens(BARBARIANS, -data["count"]))
+    return _filed(_apply_clash(state, data["clash"]), data["area"], data["clash"]["damage"])
+
+
+def apply_halt(state: GameState, data: dict[str, Any]) -> GameState:
+    if data["removed"]:
+        state = state.with_area(data["area"], state.area(data["area"]).add_tokens(BARBARIANS, -data["removed"]))
+    filed = state.filed.without("barbarians").without("barbarian-route")
+    return replace(state, filed=filed, step=_next(state))
+
+
+def apply_chosen(state: GameState, data: dict[str, Any]) -> GameState:
+    return replace(state, filed=state.filed.set("barbarian-route", (data["area"],)))
+
+
+# -- narrate -------------------------------------------------------------------------------------
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{p} {n}" for p, n in counts.items()) or "nobody"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def tell_clash(fight: dict[str, Any]) -> str:
+    """The conflict in one area, as a sentence: fights, the city attack, and who lost what."""
+    parts = []
+    attack = fight["attack"]
+    if fight["fight"]:
+        parts.append(f"tokens fought, {_counts(fight['fight']['before'])} became {_counts(fight['fight']['after'])}")
+    if attack:
+        owner = attack["owner"]
+        if attack["succeeded"]:
+            short = f" ({attack['due']} due, stock short)" if attack["placed"] < attack["due"] else ""
+            parts.append(f"the Barbarians attack {owner}'s city with {attack['tokens']} ({attack['needed']} needed) and take it: "
+                         f"it becomes {_plural(attack['placed'], owner + ' token')}{short}, no trade card, no pillage")
+        else:
+            parts.append(f"the Barbarians attack {owner}'s city with {attack['tokens']} ({attack['needed']} needed) and fail: "
+                         "they are removed")
+    if fight["fight2"]:
+        parts.append(f"then tokens fought, {_counts(fight['fight2']['before'])} became {_counts(fight['fight2']['after'])}")
+    if not parts:
+        here = fight["before"].get(BARBARIANS, 0)
+        joined = f", {here} Barbarians there now" if here != fight["arriving"] else ""
+        parts.append(f"no conflict{joined}" if len(fight["before"]) < 2 else "they co-exist within the limit")
+    losses = []
+    for nation, lost in fight["lost"].items():
+        what = []
+        if lost["city"]:
+            what.append("its city")
+        gone = lost["tokens"] - lost["left"]
+        if gone > 0:
+            what.append(_plural(gone, "token"))
+        if lost["city"] and lost["left"]:
+            what.append(f"{lost['left']} left where the city stood")
+        losses.append(f"{nation} loses {_plural(lost['points'], 'unit point')} ({', '.join(what)})")
+    barbarians = fight["before"].get(BARBARIANS, 0) - fight["after"].get(BARBARIANS, 0)
+    if barbarians:
+        losses.append(f"{_plural(barbarians, 'Barbarian')} {'falls' if barbarians == 1 else 'fall'}")
+    return "; ".join(parts) + (". " + "; ".join(losses) if losses else "") + "."
+
+
+def _how(d: dict[str, Any]) -> str:
+    if d.get("chooser"):
+        return f", chosen by {d['chooser']} among the tied {' and '.join(d['options'])}"
+    return ""
+
+
+_PLACED = {
+    "damage": "the start area where they do {victim} the most damage",
+    "empty": "{victim} has no units in its start areas: one free of other players' units",
+    "third-parties": "{victim} has no units in its start areas and none is free of other players' units",
+}
+
+
+def _tell_appear(state: GameState, event: Event, viewer: str) -> str:
+    d = event.data
+    short = f" (the supply holds only {d['count']} of the {d['wanted']})" if d.get("short") else ""
+    why = _PLACED[d["reason"]].format(victim=d["victim"])
+    return (f"Barbarian Hordes ({d['victim']}): {_plural(d['count'], 'Barbarian token')} appear in {d['area']}{short}, "
+            f"{why}{_how(d)}. In {d['area']} (limit {d['clash']['limit']}): {tell_clash(d['clash'])}")
+
+
+def _tell_move(state: GameState, event: Event, viewer: str) -> str:
+    d = event.data
+    if d["reason"] == "damage":
+        why = f"the neighbouring area where they do {d['victim']} the most damage ({_plural(d['clash']['damage'], 'unit point')})"
+    else:
+        why = (f"no neighbouring area lets them hurt {d['victim']}: towards its nearest units they can hurt, "
+               f"{_plural(d['distance'], 'step')} away")
+    verb = "moves" if d["count"] == 1 else "move"
+    water = " across the water" if d.get("water") else ""
+    return (f"Barbarian Hordes ({d['victim']}): {_plural(d['count'], 'Barbarian')} above the limit {verb} from {d['from']}"
+            f"{water} to {d['area']}, {why}{_how(d)}. In {d['area']} (limit {d['clash']['limit']}): {tell_clash(d['clash'])}")
+
+
+def _tell_halt(state: GameState, event: Event, viewer: str) -> str:
+    d = event.data
+    total = f" {d['victim']} lost {_plural(d['damage'], 'unit point')} to them in all."
+    if d["reason"] == "no-surplus":
+        stay = (f"{_plural(d['left'], 'Barbarian')} {'stays' if d['left'] == 1 else 'stay'} in {d['area']}, within its limit of {d['limit']}" if d["left"]
+                else f"none is left in {d['area']}")
+        return f"Barbarian Hordes ({d['victim']}): the Barbarians stop; {stay}.{total}"
+    why = "have nowhere to go" if d["reason"] == "no-way" else "stop, having moved once for every area on the board,"
+    return (f"Barbarian Hordes ({d['victim']}): the {_plural(d['removed'], 'Barbarian')} above the limit of {d['area']} {why} "
+            f"and are removed (§30.5232); {d['left']} {'stays' if d['left'] == 1 else 'stay'} there.{total}")
+
+
+_AVERTED = {
+    "immune": "{victim} can never be the primary victim of Barbarian Hordes (§30.527); nothing happens",
+    "no-start-area": "none of {victim}'s start areas is on the board in use; nothing happens",
+    "no-supply": "no Barbarian tokens are left in the supply; nothing happens",
+}
+
+
+def _tell_chosen(state: GameState, event: Event, viewer: str) -> str:
+    d = event.data
+    how = " (by default)" if d.get("by_default") else ""
+    verb = "places the Barbarians in" if d["kind"] == "place" else "sends the Barbarians to"
+    return f"Barbarian Hordes ({d['victim']}): {d['chooser']} {verb} {d['area']}{how} (tied: {', '.join(d['options'])})."
+
+
+NARRATE = {
+    "BarbariansAverted": lambda s, e, v: f"Barbarian Hordes ({e.data['victim']}): " + _AVERTED[e.data["reason"]].format(victim=e.data["victim"]) + ".",
+    "BarbariansAppear": _tell_appear,
+    "BarbariansMove": _tell_move,
+    "BarbariansHalt": _tell_halt,
+    "BarbarianRouteChosen": _tell_chosen,
+}
+APPLY = {
+    "BarbariansAverted": apply_averted,
+    "BarbariansAppear": apply_appear,
+    "BarbariansMove": apply_move,
+    "BarbariansHalt": apply_halt,
+    "BarbarianRouteChosen": apply_chosen,
+}
+INPUTS = {
+    "BarbarianRouteChosen": lambda s, d: _c().PickCities(s.nations[d["chooser"]].player_id, (d["area"],)),
+}
+#: What this calamity keeps in ``state.filed`` while it is resolved: the area and damage so far, and a tie's answer.
+FILED = ("barbarians", "barbarian-route")
