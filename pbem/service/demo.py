@@ -155,8 +155,6 @@ async def run_demo(out: Path, players: int = 3, turns: int = 0, echo: Callable[[
     echo(f"pbem demo: SMTP server listening on {settings.listen_host}:{office.port}")
     people = [NewPlayer(name, f"{name.lower()}@players.example") for name in NAMES[:players]]
     options = dict(options or {})
-    if turns:
-        options.setdefault("unplayable-phases", "skip")
     rng = random.Random(f"demo bots:{seed}")
     try:
         state = await asyncio.to_thread(
