@@ -567,6 +567,7 @@ def _changes(state: GameState, stage: Stage, picked: tuple[str, ...]) -> list[di
         return nature.eruption_changes(state, picked)
     out = []
     seized = 0
+    spent: dict[str, int] = {}  # tokens already promised from each owner's stock by this stage
     for area in picked:
         owner = _owner(state, area)
         if stage.effect == "seize" and stage.to == PIRATES:
@@ -577,7 +578,8 @@ def _changes(state: GameState, stage: Stage, picked: tuple[str, ...]) -> list[di
             out.append({"area": area, "owner": owner, "effect": "seize" if to else "eliminate", "to": to})
         else:
             due = reduction_tokens(state, owner, area)
-            tokens = min(due, state.nations[owner].stock)
+            tokens = min(due, state.nations[owner].stock - spent.get(owner, 0))
+            spent[owner] = spent.get(owner, 0) + tokens
             out.append({"area": area, "owner": owner, "effect": "reduce", "tokens": tokens, "due": due})
     return out
 

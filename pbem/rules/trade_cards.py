@@ -72,7 +72,7 @@ def full_deck(ruleset: Ruleset) -> Counter[str]:
 
 
 def cards_not_conserved(state: GameState) -> list[str]:
-    """Once the stacks are set up from the data, every card is in a stack, a hand or waiting for 13b.
+    """Once the stacks are set up from the data, every card is in a stack, a hand, a calamity being resolved or waiting for 13b.
 
     Meant for whole games (bot games, replays); hand-made test positions with a
     few cards in the stacks do not hold the whole deck.
@@ -82,6 +82,7 @@ def cards_not_conserved(state: GameState) -> list[str]:
     seen: Counter[str] = Counter()
     for cards in (*state.stacks.values(), *state.returned.values(), *(n.hand for n in state.nations.values())):
         seen.update(cards)
+    seen.update(c[0] for c in state.calamities)
     deck = full_deck(ruleset_of(state))
     if seen == deck:
         return []

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from pbem.rules import engine as rules
 from pbem.rules.invariants import broken_invariants
+from pbem.rules.trade_cards import cards_not_conserved
 from pbem.store.database import ensure_schema, make_engine
 from pbem.store.unit_of_work import UnitOfWork
 
@@ -92,7 +93,8 @@ def _play(db, settings, players, turns, seed, options, miss, max_steps, strategy
 
     def check(current) -> None:
         summary.invariant_checks += 1
-        summary.problems.extend(f"version {current.version}: {p}" for p in broken_invariants(current))
+        broken = broken_invariants(current) + cards_not_conserved(current)
+        summary.problems.extend(f"version {current.version}: {p}" for p in broken)
 
     current = state()
     check(current)
