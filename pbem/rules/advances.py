@@ -222,8 +222,12 @@ def _asked(state: GameState) -> list[str]:
 
 
 def _order_of(state: GameState, nation: str) -> dict[str, Any] | None:
+    """The order on file, kept in the state as plain tuples (snapshots hold only immutable data)."""
     filed = state.filed.get(f"advance:{nation}")
-    return dict(filed[0]) if filed else None
+    if not filed:
+        return None
+    cards, pay, treasury = filed
+    return {"cards": list(cards), "pay": dict(pay), "treasury": treasury}
 
 
 def over_limit(state: GameState, nation: str) -> int:
@@ -376,7 +380,8 @@ def pending(state: GameState) -> dict[str, Prompt]:
 
 def apply_ordered(state: GameState, data: dict[str, Any]) -> GameState:
     nation = data["nation"]
-    return replace(state, filed=state.filed.set(f"advance:{nation}", (dict(data),)))
+    order = (tuple(data["cards"]), tuple((card, n) for card, n in data["pay"].items()), data["treasury"])
+    return replace(state, filed=state.filed.set(f"advance:{nation}", order))
 
 
 def apply_revealed(state: GameState, data: dict[str, Any]) -> GameState:

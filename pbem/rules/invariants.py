@@ -6,6 +6,7 @@ the first game that breaks it.
 
 from __future__ import annotations
 
+from .codec import state_to_json
 from .rulebook import ruleset_of
 from .state import GameState
 
@@ -31,4 +32,8 @@ def broken_invariants(state: GameState) -> list[str]:
     for area_name, area in state.areas.items():
         if any(count <= 0 for count in area.tokens.values()):
             problems.append(f"{area_name}: a nation is listed with no tokens")
+    try:  # a snapshot may be taken after any event: the state must always encode
+        state_to_json(state)
+    except TypeError as exc:
+        problems.append(f"state cannot be snapshotted: {exc}")
     return problems

@@ -245,3 +245,18 @@ def test_a_card_sold_out_by_an_earlier_buyer_voids_the_later_order():
     assert bought[0].data["nation"] == "Africa" and bought[0].data["cards"] == ["Pottery"]
     assert bought[1].data["nation"] == "Egypt" and bought[1].data["void"] == ["Pottery"]
     assert "nothing was spent" in describe_event(state, bought[1], "observer")
+
+
+def test_an_order_on_file_survives_a_snapshot():
+    """A snapshot may fall while one player's order waits for the others': the state must encode and decode."""
+    from pbem.rules.codec import state_from_json, state_to_json
+    from pbem.rules.invariants import broken_invariants
+
+    state = game(E10)
+    waiting, _ = decide(state, "ADVANCE Music PAY Grain 3, Papyrus 2, Hides, treasury 10")
+    assert E.pending(waiting).keys() == {"babylon"}
+    assert broken_invariants(waiting) == []
+    again = state_from_json(state_to_json(waiting))
+    assert again == waiting
+    after, events = decide(again, "ADVANCE NONE", 2)
+    assert after.nations["Egypt"].civ_cards == ("Mysticism", "Music")
