@@ -280,15 +280,24 @@ def _reduce_prompt(state: GameState, nation: str) -> Prompt | None:
         return None  # an empty stock and every city must go: nothing to choose
     order = option(state.options, "support-reduction-order")
     rule = "cities built this turn go first" + (" (with cities gained this turn)" if order == "1991" else "")
+    question = (
+        f"City support: your {cities} cities need {support * cities} of your tokens on the board; you have "
+        f"{state.tokens_on_board(nation)}. Choose a city to reduce: it becomes tokens of yours from stock, "
+        "which count at once. You are asked again if more must go."
+    )
+    return reduction_prompt(state, nation, candidates, question, rule, SUPPORT_CITES)
+
+
+def reduction_prompt(
+    state: GameState, nation: str, candidates: list[str], question: str, rule: str, cites: tuple[str, ...]
+) -> Prompt:
+    """REDUCE <city>: one city at a time, after phase 5 (§26.3) and again after the calamities (§29.8)."""
+    n = state.nations[nation]
     return Prompt(
         who=nation.lower(),
         player_id=n.player_id,
         step="reduce-city",
-        question=(
-            f"City support: your {cities} cities need {support * cities} of your tokens on the board; you have "
-            f"{state.tokens_on_board(nation)}. Choose a city to reduce: it becomes tokens of yours from stock, "
-            "which count at once. You are asked again if more must go."
-        ),
+        question=question,
         choices=tuple(f"REDUCE {a}" for a in candidates),
         template=f"REDUCE {candidates[0]}",
         default=f"reduce {candidates[0]} ({rule}, then by area name)",
@@ -298,7 +307,7 @@ def _reduce_prompt(state: GameState, nation: str) -> Prompt | None:
             + ".",
             f"Stock {n.stock}.",
         ),
-        cites=SUPPORT_CITES,
+        cites=cites,
     )
 
 

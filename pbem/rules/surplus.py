@@ -23,6 +23,7 @@ from .cities import (
     ReduceCity,
     cities_of,
     reduction_candidates,
+    reduction_prompt,
     reduction_tokens,
     support_shortfall,
     surplus,
@@ -69,28 +70,14 @@ def _reduce_prompt(state: GameState) -> Prompt | None:
     short = support_shortfall(state, nation, disabled_tokens(state, nation))
     if len(candidates) < 2 or (n.stock == 0 and -(-short // support) >= count):
         return None  # one candidate, or every city must go: nothing to choose
-    return Prompt(
-        who=nation.lower(),
-        player_id=n.player_id,
-        step="reduce-city",
-        question=(
-            f"City support after the calamities: your {count} cities need {support * count} of your tokens on the "
-            f"board; you have {state.tokens_on_board(nation)}"
-            + (f", of which {disabled_tokens(state, nation)} are kept from supporting by the Slave Revolt (D-10)" if disabled_tokens(state, nation) else "")
-            + ". Choose a city to reduce: it becomes tokens of yours "
-            "from stock, which count at once. You are asked again if more must go."
-        ),
-        choices=tuple(f"REDUCE {a}" for a in candidates),
-        template=f"REDUCE {candidates[0]}",
-        default=f"reduce {candidates[0]} (cities built this turn first, then by area name)",
-        situation=(
-            "You may reduce: "
-            + ", ".join(f"{a} (becomes {min(reduction_tokens(state, nation, a), n.stock)} tokens)" for a in candidates)
-            + ".",
-            f"Stock {n.stock}.",
-        ),
-        cites=SUPPORT_CITES,
+    question = (
+        f"City support after the calamities: your {count} cities need {support * count} of your tokens on the "
+        f"board; you have {state.tokens_on_board(nation)}"
+        + (f", of which {disabled_tokens(state, nation)} are kept from supporting by the Slave Revolt (D-10)" if disabled_tokens(state, nation) else "")
+        + ". Choose a city to reduce: it becomes tokens of yours "
+        "from stock, which count at once. You are asked again if more must go."
     )
+    return reduction_prompt(state, nation, candidates, question, "cities built this turn first", SUPPORT_CITES)
 
 
 def pending(state: GameState) -> dict[str, Prompt]:
