@@ -23,6 +23,19 @@ from .casefile import within_phase
 RESOLUTION = "calamity-resolution"
 
 
+def random_board(rng: random.Random, lands: list[str], nations: list[str], most: int) -> dict[str, dict]:
+    """Each land a city of one nation, 1..most tokens of one nation, or empty, at random."""
+    areas: dict[str, dict] = {}
+    for land in lands:
+        owner = rng.choice(nations)
+        kind = rng.choice(["city", "tokens", "empty"])
+        if kind == "city":
+            areas[land] = {"city": owner}
+        elif kind == "tokens":
+            areas[land] = {"tokens": {owner: rng.randint(1, most)}}
+    return areas
+
+
 def resolve_by_bots(
     state: GameState,
     rng: random.Random,

@@ -10,7 +10,7 @@ from pbem.rules.draws import Draws
 from pbem.rules.narrate import describe_event
 from pbem.rules.rejection import Rejection
 
-from .botplay import resolve_by_bots
+from .botplay import random_board, resolve_by_bots
 from .casefile import position
 
 DRAWS = Draws("calamities")
@@ -342,14 +342,7 @@ def test_bots_always_finish_the_implemented_calamities():
     cards = ["Medicine", "Roadbuilding", "Theology", "Philosophy", "Mysticism", "Law", "Mining", "Enlightenment", "Pottery"]
     for seed in range(60):
         rng = random.Random(seed)
-        areas = {}
-        for land in lands:
-            owner = rng.choice(nations)
-            kind = rng.choice(["city", "tokens", "empty"])
-            if kind == "city":
-                areas[land] = {"city": owner}
-            elif kind == "tokens":
-                areas[land] = {"tokens": {owner: rng.randint(1, 5)}}
+        areas = random_board(rng, lands, nations, 5)
         spec = {n: {"civ_cards": rng.sample(cards, 2), "hand": ["Grain"] * rng.randint(0, 2)} for n in nations}
         names = sorted(RESOLVERS)
         chosen = rng.sample(names, 3)

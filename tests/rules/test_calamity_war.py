@@ -12,7 +12,7 @@ from pbem.rules.draws import Draws
 from pbem.rules.narrate import describe_event
 from pbem.rules.rejection import Rejection
 
-from .botplay import resolve_by_bots
+from .botplay import random_board, resolve_by_bots
 from .casefile import position
 
 DRAWS = Draws("civil-war")
@@ -161,14 +161,7 @@ def test_bots_always_finish_civil_war():
     cards = ["Music", "Drama & Poetry", "Democracy", "Military", "Philosophy", "Law"]
     for seed in range(40):
         rng = random.Random(seed)
-        areas = {}
-        for land in lands:
-            owner = rng.choice(nations)
-            kind = rng.choice(["city", "tokens", "empty"])
-            if kind == "city":
-                areas[land] = {"city": owner}
-            elif kind == "tokens":
-                areas[land] = {"tokens": {owner: rng.randint(1, 6)}}
+        areas = random_board(rng, lands, nations, 6)
         spec = {n: {"civ_cards": rng.sample(cards, 2), "stock": rng.randint(0, 30)} for n in nations}
         options = {"beneficiary-rule": rng.choice(["seed", "1991"])}
         state, _ = game(spec, areas, options=options)
