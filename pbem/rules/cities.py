@@ -288,6 +288,16 @@ def _reduce_prompt(state: GameState, nation: str) -> Prompt | None:
     return reduction_prompt(state, nation, candidates, question, rule, SUPPORT_CITES)
 
 
+def check_reduction(state: GameState, nation: str, area: str, cite: str) -> None:
+    """Refuse a REDUCE of a city that may not go now: not his, or not among the cities that go first (D-6)."""
+    candidates = reduction_candidates(state, nation)
+    if area in candidates:
+        return
+    if area in cities_of(state, nation):
+        raise Rejection(f"{area}: cities built this turn must be reduced first; choose from {', '.join(candidates)}", "D-6")
+    raise Rejection(f"{area} is not a city of yours; choose from {', '.join(candidates)}", cite)
+
+
 def reduction_prompt(
     state: GameState, nation: str, candidates: list[str], question: str, rule: str, cites: tuple[str, ...]
 ) -> Prompt:
@@ -451,13 +461,7 @@ def decide_reduce(state: GameState, command: ReduceCity, by_default: bool = Fals
     current = _current(state) if state.phase == PHASE and state.step == "resolve" else None
     if current is None or current != (nation, "reduce") or _reduce_prompt(state, nation) is None:
         raise Rejection("no city of yours needs reducing now", "seed 001: 5C")
-    candidates = reduction_candidates(state, nation)
-    if command.area not in candidates:
-        if command.area in cities_of(state, nation):
-            raise Rejection(
-                f"{command.area}: cities built this turn must be reduced first; choose from {', '.join(candidates)}", "D-6"
-            )
-        raise Rejection(f"{command.area} is not a city of yours; choose from {', '.join(candidates)}", "seed 001: 5C")
+    check_reduction(state, nation, command.area, "seed 001: 5C")
     data = _reduction(state, nation, command.area)
     if by_default:
         data["by_default"] = True

@@ -21,6 +21,7 @@ from . import cities
 from .calamities import disabled_tokens, revolt_tokens_placed
 from .cities import (
     ReduceCity,
+    check_reduction,
     cities_of,
     reduction_candidates,
     reduction_prompt,
@@ -97,13 +98,7 @@ def decide_reduce(state: GameState, command: ReduceCity, by_default: bool = Fals
     current = _current(state)
     assert current is not None
     nation = current[0]
-    candidates = reduction_candidates(state, nation)
-    if command.area not in candidates:
-        if command.area in cities_of(state, nation):
-            raise Rejection(
-                f"{command.area}: cities built this turn must be reduced first; choose from {', '.join(candidates)}", "D-6"
-            )
-        raise Rejection(f"{command.area} is not a city of yours; choose from {', '.join(candidates)}", "§29.8")
+    check_reduction(state, nation, command.area, "§29.8")
     data = _reduction(state, nation, command.area)
     if by_default:
         data["by_default"] = True
