@@ -9,6 +9,8 @@ writer. PostgreSQL URLs are routed to the psycopg 3 driver.
 from __future__ import annotations
 
 import os
+import sqlite3
+import time
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event
@@ -68,7 +70,7 @@ def _configure_sqlite(engine: Engine) -> None:
         cursor = dbapi_connection.cursor()
         try:
             cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
-            cursor.execute("PRAGMA journal_mode = WAL")
+            _enter_wal(cursor)
             cursor.execute("PRAGMA synchronous = FULL")
             cursor.execute("PRAGMA foreign_keys = ON")
         finally:
@@ -77,6 +79,27 @@ def _configure_sqlite(engine: Engine) -> None:
     @event.listens_for(engine, "begin")
     def _on_begin(conn):
         conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def _enter_wal(cursor: sqlite3.Cursor) -> None:
+    """Switch the database file to WAL, waiting out other connections as the busy timeout would.
+
+    The switch needs an exclusive lock. When several processes open a new
+    database at once, one of them may hold a write lock in the old journal
+    mode while another asks for the switch; SQLite then answers "database is
+    locked" at once instead of calling the busy handler (it would otherwise
+    risk a deadlock between the two). Once the file is in WAL mode the switch
+    is a no-op, so this loop only ever waits on a database's first opening.
+    """
+    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.005)
 
 
 def _alembic_config(connection=None):
