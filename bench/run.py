@@ -19,7 +19,7 @@ from pathlib import Path
 
 from pbem.mail.tokens import reply_address
 from pbem.rules import engine as E
-from pbem.rules.codec import state_from_json, state_to_json
+from pbem.rules.core.codec import state_from_json, state_to_json
 from pbem.service.games import NewPlayer, create_game
 from pbem.service.inbound import ingest
 from pbem.service.projector import to_event

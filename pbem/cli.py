@@ -187,7 +187,7 @@ def log(ctx: Context, game_id: str, viewer: str, as_json: bool) -> None:
 def verify(ctx: Context, game_id: str) -> None:
     """Recompute the hash chain and re-derive every outcome from the recorded inputs."""
     from pbem.audit.rederive import rederive
-    from pbem.rules.events import Event
+    from pbem.rules.core.events import Event
     from pbem.store.verify import verify_chain
 
     with UnitOfWork(ctx.db) as uow:
@@ -303,8 +303,8 @@ def simulate(players: int, turns: int, seed: str, options: tuple[str, ...], miss
 @click.option("--option", "options", multiple=True, help="KEY=VALUE board option (e.g. ruleset-data=PATH).")
 def rules(topic: str, name: str | None, options: tuple[str, ...]) -> None:
     """Print the rules data: areas, cards, calamities, stacks, ast [NAME]."""
-    from pbem.rules.reference import describe
-    from pbem.rules.rulebook import ruleset_for_options
+    from pbem.rules.ruleset.reference import describe
+    from pbem.rules.ruleset.rulebook import ruleset_for_options
 
     opts = dict(item.split("=", 1) for item in options if "=" in item)
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pbem.rules import engine as rules
-from pbem.rules.events import Event
+from pbem.rules.core.events import Event
 from pbem.rules.narrate import describe_event
 from pbem.rules.view import check_viewer
 from pbem.store.events import RecordedEvent

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pbem.rules import engine as rules
-from pbem.rules.draws import Draws
-from pbem.rules.events import Event
-from pbem.rules.rejection import Rejection
+from pbem.rules.core.draws import Draws
+from pbem.rules.core.events import Event
+from pbem.rules.core.rejection import Rejection
 
 
 @dataclass(frozen=True)

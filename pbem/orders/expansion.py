@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from pbem.rules.expansion import DistributeGrowth
-from pbem.rules.state import GameState
+from pbem.rules.phases.expansion import DistributeGrowth
+from pbem.rules.core.state import GameState
 
 from .grammar import Actor, LineError, Parser, area, player_of
 

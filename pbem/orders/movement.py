@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from pbem.rules.movement import (
+from pbem.rules.phases.movement import (
     BuildShip,
     EndMoves,
     KeepShip,
@@ -24,7 +24,7 @@ from pbem.rules.movement import (
     SailShip,
     ScrapShip,
 )
-from pbem.rules.state import GameState
+from pbem.rules.core.state import GameState
 
 from .grammar import Actor, LineError, Parser, area, count, player_of
 

@@ -13,7 +13,7 @@ import difflib
 import re
 from collections.abc import Iterable
 
-from pbem.rules.reference import match_name
+from pbem.rules.ruleset.reference import match_name
 
 #: How close a misspelling must be to be read as a name, and how far the runner-up must stay.
 ACCEPT_RATIO = 0.85

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pbem.rules.commands import ChooseNation, PlaceStartToken
-from pbem.rules.rulebook import ruleset_of
-from pbem.rules.state import GameState
+from pbem.rules.core.commands import ChooseNation, PlaceStartToken
+from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.core.state import GameState
 
 from .grammar import Actor, Parser, area, name, player_of
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pbem.rules.commands import ChooseRevoltingCities, ChooseTaxRate
-from pbem.rules.state import GameState
+from pbem.rules.core.commands import ChooseRevoltingCities, ChooseTaxRate
+from pbem.rules.core.state import GameState
 
 from .grammar import Actor, LineError, Parser, areas, count, player_of
 

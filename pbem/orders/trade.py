@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 
-from pbem.rules.state import GameState
-from pbem.rules.trade import (
+from pbem.rules.core.state import GameState
+from pbem.rules.phases.trade import (
     AcceptOffer,
     FinishTrading,
     MakeOffer,

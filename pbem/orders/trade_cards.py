@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pbem.rules.state import GameState
-from pbem.rules.trade_cards import BuyTradeCards
+from pbem.rules.core.state import GameState
+from pbem.rules.phases.trade_cards import BuyTradeCards
 
 from .grammar import Actor, LineError, Parser, count, player_of
 

@@ -13,10 +13,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from . import (
+from pbem.rules import turn
+from pbem.rules.phases import (
     advances,
     ast,
-    calamities,
     cities,
     conflict,
     expansion,
@@ -27,15 +27,15 @@ from . import (
     tax,
     trade,
     trade_cards,
-    turn,
 )
-from .commands import Command, PassDeadline, SetDeadline
-from .draws import Draws
-from .events import Event
-from .phase import Apply, Decide, Narrate, PhaseRules
-from .prompt import Prompt
-from .rejection import Rejection
-from .state import GameState
+from pbem.rules.phases.calamities import resolution as calamities
+from pbem.rules.core.commands import Command, PassDeadline, SetDeadline
+from pbem.rules.core.draws import Draws
+from pbem.rules.core.events import Event
+from pbem.rules.core.phase import Apply, Decide, Narrate, PhaseRules
+from pbem.rules.core.prompt import Prompt
+from pbem.rules.core.rejection import Rejection
+from pbem.rules.core.state import GameState
 
 ENGINE_VERSION = "0.2.0"
 

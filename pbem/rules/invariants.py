@@ -6,9 +6,9 @@ the first game that breaks it.
 
 from __future__ import annotations
 
-from .codec import state_to_json
-from .rulebook import ruleset_of
-from .state import GameState
+from pbem.rules.core.codec import state_to_json
+from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.core.state import GameState
 
 
 def broken_invariants(state: GameState) -> list[str]:

@@ -7,8 +7,8 @@ viewer may know.
 
 from __future__ import annotations
 
-from .events import Event
-from .state import GameState
+from pbem.rules.core.events import Event
+from pbem.rules.core.state import GameState
 
 PHASE_TITLES = {
     "setup": "Nations and start areas",
@@ -30,7 +30,7 @@ PHASE_TITLES = {
 
 def describe_event(state: GameState, event: Event, viewer: str = "auditor") -> str | None:
     """One line for ``event`` as seen by ``viewer``; None for bookkeeping nobody needs to read."""
-    from .engine import NARRATE
+    from pbem.rules.engine import NARRATE
 
     d = event.data
     if event.type == "DeadlinePassed":

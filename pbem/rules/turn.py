@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from .events import Event
-from .frozen import FrozenMap
-from .options import option
-from .phase import PhaseRules
-from .state import GameState
+from pbem.rules.core.events import Event
+from pbem.rules.core.frozen import FrozenMap
+from pbem.rules.ruleset.options import option
+from pbem.rules.core.phase import PhaseRules
+from pbem.rules.core.state import GameState
 
 #: (phase id, the seed 003 phase list entry it implements)
 TURN_PHASES: tuple[tuple[str, str], ...] = (
@@ -84,7 +84,7 @@ def _apply_ended(state: GameState, data: dict[str, Any]) -> GameState:
 
 
 def _tell_began(state: GameState, event: Event, viewer: str) -> str:
-    from .narrate import PHASE_TITLES
+    from pbem.rules.narrate import PHASE_TITLES
 
     return f"Turn {event.data['turn']}: {PHASE_TITLES.get(event.data['phase'], event.data['phase'])} begins."
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .ast import final_standings
-from .engine import pending
-from .options import option
-from .rulebook import ruleset_of
-from .state import GameState
+from pbem.rules.phases.ast import final_standings
+from pbem.rules.engine import pending
+from pbem.rules.ruleset.options import option
+from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.core.state import GameState
 
 VIEWERS = ("observer", "moderator", "auditor")
 

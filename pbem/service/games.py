@@ -20,12 +20,12 @@ from sqlalchemy import Engine
 from pbem.mail.render import Renderer
 from pbem.orders import Actor, parse_orders
 from pbem.rules import engine as rules
-from pbem.rules.commands import Command, PassDeadline, SetDeadline
-from pbem.rules.draws import Draws, commitment
-from pbem.rules.events import Event
-from pbem.rules.options import OptionError, validate_options
-from pbem.rules.rejection import Rejection
-from pbem.rules.state import GameState, Player
+from pbem.rules.core.commands import Command, PassDeadline, SetDeadline
+from pbem.rules.core.draws import Draws, commitment
+from pbem.rules.core.events import Event
+from pbem.rules.ruleset.options import OptionError, validate_options
+from pbem.rules.core.rejection import Rejection
+from pbem.rules.core.state import GameState, Player
 from pbem.store.events import ConcurrencyError, NewEvent
 from pbem.store.unit_of_work import UnitOfWork
 

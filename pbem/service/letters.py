@@ -15,10 +15,10 @@ from datetime import datetime
 from pbem.mail.render import Renderer, build_message, make_message_id
 from pbem.mail.tokens import reply_address
 from pbem.rules.engine import pending
-from pbem.rules.events import Event
+from pbem.rules.core.events import Event
 from pbem.rules.narrate import PHASE_TITLES, describe_event
-from pbem.rules.prompt import Prompt
-from pbem.rules.state import GameState, Player
+from pbem.rules.core.prompt import Prompt
+from pbem.rules.core.state import GameState, Player
 
 from .settings import Settings
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pbem.rules import engine as rules
 from pbem.rules.invariants import broken_invariants
-from pbem.rules.trade_cards import cards_not_conserved
+from pbem.rules.phases.trade_cards import cards_not_conserved
 from pbem.store.database import ensure_schema, make_engine
 from pbem.store.unit_of_work import UnitOfWork
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pbem.orders import Actor, parse_orders
 from pbem.rules import engine as E
-from pbem.rules.commands import ChooseNation, PassDeadline, PlaceStartToken
-from pbem.rules.draws import Draws, commitment
+from pbem.rules.core.commands import ChooseNation, PassDeadline, PlaceStartToken
+from pbem.rules.core.draws import Draws, commitment
 
 
 def game():

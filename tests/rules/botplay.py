@@ -12,11 +12,11 @@ from collections.abc import Callable
 
 from pbem.orders import Actor, parse_orders
 from pbem.rules import engine as E
-from pbem.rules.commands import PassDeadline
-from pbem.rules.draws import Draws
+from pbem.rules.core.commands import PassDeadline
+from pbem.rules.core.draws import Draws
 from pbem.rules.invariants import broken_invariants
-from pbem.rules.prompt import Prompt
-from pbem.rules.state import GameState
+from pbem.rules.core.prompt import Prompt
+from pbem.rules.core.state import GameState
 
 from .casefile import within_phase
 

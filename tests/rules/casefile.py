@@ -71,13 +71,13 @@ from typing import Any
 
 from pbem.orders import Actor, parse_orders
 from pbem.rules import engine as E
-from pbem.rules.commands import PassDeadline
-from pbem.rules.draws import Draws
-from pbem.rules.events import Event
-from pbem.rules.frozen import FrozenMap
-from pbem.rules.rejection import Rejection
-from pbem.rules.rulebook import ruleset_of
-from pbem.rules.state import AreaState, GameState, NationState, Player
+from pbem.rules.core.commands import PassDeadline
+from pbem.rules.core.draws import Draws
+from pbem.rules.core.events import Event
+from pbem.rules.core.frozen import FrozenMap
+from pbem.rules.core.rejection import Rejection
+from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.core.state import AreaState, GameState, NationState, Player
 
 CASES = Path(__file__).parent / "cases"
 

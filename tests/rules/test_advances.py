@@ -8,7 +8,7 @@ import pytest
 
 from pbem.orders import Actor, parse_orders
 from pbem.rules import engine as E
-from pbem.rules.advances import (
+from pbem.rules.phases.advances import (
     BuyAdvances,
     DiscardCards,
     auto_payment,
@@ -17,11 +17,11 @@ from pbem.rules.advances import (
     price,
     sets_value,
 )
-from pbem.rules.commands import PassDeadline
-from pbem.rules.draws import Draws
+from pbem.rules.core.commands import PassDeadline
+from pbem.rules.core.draws import Draws
 from pbem.rules.narrate import describe_event
-from pbem.rules.rejection import Rejection
-from pbem.rules.rulebook import ruleset_of
+from pbem.rules.core.rejection import Rejection
+from pbem.rules.ruleset.rulebook import ruleset_of
 
 from .casefile import position
 
@@ -214,7 +214,7 @@ def test_mining_bonus_used_once_per_turn():
     state = E.fold(before, events[: at + 1])  # still turn 1, phase 12
     assert bought.data["mining"] == "Bronze" and bought.data["value"] == 96
     assert state.nations["Egypt"].mining_used_turn == state.turn
-    from pbem.rules.ast import score
+    from pbem.rules.phases.ast import score
 
     assert score(state, "Egypt")["trade_cards"] == 32  # the Gems are not enlarged again this turn
 
@@ -234,7 +234,7 @@ def test_a_card_sold_out_by_an_earlier_buyer_voids_the_later_order():
                "Egypt": {"hand": ["Grain"] * 4}}
     case = {"players": 8, "phase": PHASE, "nations": nations}
     state = position(case)
-    from pbem.rules.state import Player
+    from pbem.rules.core.state import Player
 
     state = replace(state, players=state.players + (Player(9, "player9", "Egypt"),))
     state = E.fold(state, E.resume(state, DRAWS))
@@ -249,7 +249,7 @@ def test_a_card_sold_out_by_an_earlier_buyer_voids_the_later_order():
 
 def test_an_order_on_file_survives_a_snapshot():
     """A snapshot may fall while one player's order waits for the others': the state must encode and decode."""
-    from pbem.rules.codec import state_from_json, state_to_json
+    from pbem.rules.core.codec import state_from_json, state_to_json
     from pbem.rules.invariants import broken_invariants
 
     state = game(E10)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from pbem.rules import engine as E
-from pbem.rules.ast import final_standings, groups_covered
-from pbem.rules.commands import PassDeadline
-from pbem.rules.draws import Draws
+from pbem.rules.phases.ast import final_standings, groups_covered
+from pbem.rules.core.commands import PassDeadline
+from pbem.rules.core.draws import Draws
 from pbem.rules.narrate import describe_event
-from pbem.rules.rejection import Rejection
+from pbem.rules.core.rejection import Rejection
 
 from .casefile import position
 
@@ -70,7 +70,7 @@ def test_ties_go_to_the_furthest_on_the_ast_then_ranking():
 
 def test_time_limit_ends_the_game_after_the_agreed_turn():
     """§34: a time limit fixed before play; the option counts it in turns and the turn is finished first."""
-    from pbem.rules.options import OptionError, validate_options
+    from pbem.rules.ruleset.options import OptionError, validate_options
 
     state, events = start({"Egypt": {"ast_position": 2}, "Babylon": {}, "Crete": {}}, FIVE,
                           turn=4, options={"last-turn": "4"})

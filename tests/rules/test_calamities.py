@@ -8,11 +8,11 @@ import pytest
 
 from pbem.orders import Actor, parse_orders
 from pbem.rules import engine as E
-from pbem.rules.calamities import GiveLosses, LoseUnits, PickCities, quantity
-from pbem.rules.commands import PassDeadline
-from pbem.rules.draws import Draws
+from pbem.rules.phases.calamities.resolution import GiveLosses, LoseUnits, PickCities, quantity
+from pbem.rules.core.commands import PassDeadline
+from pbem.rules.core.draws import Draws
 from pbem.rules.narrate import describe_event
-from pbem.rules.rejection import Rejection
+from pbem.rules.core.rejection import Rejection
 
 from .botplay import random_board, resolve_by_bots
 from .casefile import position
@@ -173,14 +173,14 @@ def test_narration():
 
 
 def test_every_calamity_of_the_ruleset_has_a_resolver():
-    from pbem.rules.calamities import RESOLVERS
-    from pbem.rules.rulebook import ruleset_for_options
+    from pbem.rules.phases.calamities.resolution import RESOLVERS
+    from pbem.rules.ruleset.rulebook import ruleset_for_options
 
     assert set(ruleset_for_options({}).calamities) == set(RESOLVERS)
 
 
 def test_a_calamity_without_resolver_waits_without_a_prompt(monkeypatch):
-    from pbem.rules import calamities as C
+    from pbem.rules.phases.calamities import resolution as C
 
     monkeypatch.delitem(C.RESOLVERS, "Piracy")
     state, events = game("calamity-resolution", areas=CITIES, calamities=[["Piracy", "Egypt", None]])
@@ -189,7 +189,7 @@ def test_a_calamity_without_resolver_waits_without_a_prompt(monkeypatch):
 
 
 def test_a_calamity_without_resolver_is_returned_with_unplayable_phases_skip(monkeypatch):
-    from pbem.rules import calamities as C
+    from pbem.rules.phases.calamities import resolution as C
 
     monkeypatch.delitem(C.RESOLVERS, "Piracy")
     case = {"players": 3, "phase": "calamity-resolution", "nations": {"Egypt": {"civ_cards": ["Enlightenment"]}, "Crete": {}, "Babylon": {}},
@@ -301,7 +301,7 @@ def test_d9_1991_surplus_stays_until_5b():
 
 
 def test_convert_parse_verify_and_narrate():
-    from pbem.rules.monotheism import Convert
+    from pbem.rules.phases.monotheism import Convert
 
     state = _d9("seed")
     assert parse("convert none", state).command == Convert(1, None)
@@ -321,8 +321,8 @@ def test_convert_parse_verify_and_narrate():
 def test_bots_always_finish_the_implemented_calamities():
     import random
 
-    from pbem.rules.calamities import RESOLVERS
-    from pbem.rules.rulebook import ruleset_of
+    from pbem.rules.phases.calamities.resolution import RESOLVERS
+    from pbem.rules.ruleset.rulebook import ruleset_of
 
     lands = ["Thebes", "Memphis", "Alexandria", "Aleppo", "Athens", "Corinth", "Cyrene", "Knossos", "Sparta",
              "Babylon", "Susa", "Ur", "Babylonia", "Charax", "Media", "Parthia"]

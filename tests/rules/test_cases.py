@@ -21,8 +21,8 @@ def test_every_choice_a_prompt_offers_is_accepted(path):
     """A prompt's choices are ready-made orders: each must be read and accepted as it stands."""
     from pbem.orders import Actor, parse_orders
     from pbem.rules import engine as E
-    from pbem.rules.draws import Draws
-    from pbem.rules.rejection import Rejection
+    from pbem.rules.core.draws import Draws
+    from pbem.rules.core.rejection import Rejection
 
     case = load(path)
     state = play({**case, "orders": []}).state

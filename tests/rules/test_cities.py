@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from pbem.orders import Actor, parse_orders
 from pbem.rules import engine as E
-from pbem.rules.cities import (
+from pbem.rules.phases.cities import (
     AS_NEEDED,
     BuildCities,
     FinishOrders,
@@ -20,13 +20,13 @@ from pbem.rules.cities import (
     support_shortfall,
     surplus,
 )
-from pbem.rules.commands import PassDeadline
-from pbem.rules.draws import Draws
-from pbem.rules.events import Event
-from pbem.rules.frozen import FrozenMap
+from pbem.rules.core.commands import PassDeadline
+from pbem.rules.core.draws import Draws
+from pbem.rules.core.events import Event
+from pbem.rules.core.frozen import FrozenMap
 from pbem.rules.narrate import describe_event
-from pbem.rules.rejection import Rejection
-from pbem.rules.ruleset import PACKAGED_DATA
+from pbem.rules.core.rejection import Rejection
+from pbem.rules.ruleset.loader import PACKAGED_DATA
 
 from .casefile import position, within_phase
 

@@ -11,15 +11,15 @@ import pytest
 
 from pbem.orders import Actor, parse_orders
 from pbem.rules import engine as E
-from pbem.rules.commands import PassDeadline
-from pbem.rules.conflict import (
+from pbem.rules.core.commands import PassDeadline
+from pbem.rules.phases.conflict import (
     ChooseCityOrder,
     ChooseDeferral,
     ChooseSpoils,
     removal_steps,
 )
-from pbem.rules.draws import Draws
-from pbem.rules.events import Event
+from pbem.rules.core.draws import Draws
+from pbem.rules.core.events import Event
 from pbem.rules.invariants import broken_invariants
 from pbem.rules.narrate import describe_event
 
@@ -259,7 +259,7 @@ def test_spoils_card_is_named_only_to_attacker_defender_moderator_auditor():
 
 
 def test_every_conflict_event_has_a_sentence():
-    from pbem.rules.conflict import RULES
+    from pbem.rules.phases.conflict import RULES
 
     case = _case(*D3_POSITION, players=8, options={"pirate-city-attack": "1991"})
     case["areas"]["Knossos"] = {"city": "Pirates", "tokens": {"Italy": 7}}
@@ -334,7 +334,7 @@ def test_two_short_players_attacking_each_other(value):
 
 
 def test_state_mid_phase_survives_snapshot_and_log_replay():
-    from pbem.rules.codec import state_from_json, state_to_json
+    from pbem.rules.core.codec import state_from_json, state_to_json
 
     case = _case(*D3_POSITION, players=8, orders=[{"nation": "Africa", "text": "ORDER Carthago"}])
     outcome = play(case)

@@ -8,11 +8,11 @@ from pbem.orders import Actor, parse_orders
 from pbem.orders.language import VERBS
 from pbem.orders.movement import VERBS as MOVEMENT_VERBS
 from pbem.rules import engine as E
-from pbem.rules import movement as M
-from pbem.rules.commands import PassDeadline
-from pbem.rules.draws import Draws
+from pbem.rules.phases import movement as M
+from pbem.rules.core.commands import PassDeadline
+from pbem.rules.core.draws import Draws
 from pbem.rules.narrate import describe_event
-from pbem.rules.rejection import Rejection
+from pbem.rules.core.rejection import Rejection
 
 from .casefile import position
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem.rules.ruleset import (PACKAGED_DATA, RULESET_OPTIONS, Ruleset, RulesetError,
+from pbem.rules.ruleset.loader import (PACKAGED_DATA, RULESET_OPTIONS, Ruleset, RulesetError,
                                 load_ruleset)
 
 

@@ -9,13 +9,13 @@ import pytest
 
 from pbem.orders import Actor, parse_orders
 from pbem.rules import engine as E
-from pbem.rules.commands import PassDeadline
-from pbem.rules.draws import Draws
-from pbem.rules.frozen import FrozenMap
+from pbem.rules.core.commands import PassDeadline
+from pbem.rules.core.draws import Draws
+from pbem.rules.core.frozen import FrozenMap
 from pbem.rules.narrate import describe_event
-from pbem.rules.rejection import Rejection
-from pbem.rules.rulebook import ruleset_of
-from pbem.rules.trade_cards import (
+from pbem.rules.core.rejection import Rejection
+from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.phases.trade_cards import (
     BuyTradeCards,
     cards_not_conserved,
     restack,

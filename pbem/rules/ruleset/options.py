@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .ruleset import RULESET_OPTIONS
+from pbem.rules.ruleset.loader import RULESET_OPTIONS
 
 _SEED_OR_1991 = ("seed", "1991")
 

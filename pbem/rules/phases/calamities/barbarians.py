@@ -74,13 +74,13 @@ from collections import deque
 from dataclasses import dataclass, replace
 from typing import Any
 
-from . import conflict
-from .events import Event
-from .prompt import Prompt
-from .ranking import BARBARIANS, beneficiary_ranking
-from .rejection import Rejection
-from .rulebook import ruleset_of
-from .state import GameState
+from pbem.rules.phases import conflict as conflict
+from pbem.rules.core.events import Event
+from pbem.rules.core.prompt import Prompt
+from pbem.rules.board.ranking import BARBARIANS, beneficiary_ranking
+from pbem.rules.core.rejection import Rejection
+from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.core.state import GameState
 
 NAME = "Barbarian Hordes"
 PIRATES = "Pirates"
@@ -94,7 +94,7 @@ Calamity = tuple[str, str, "str | None"]
 
 def _c() -> Any:
     """The phase module, imported late: it imports this one."""
-    from . import calamities
+    from pbem.rules.phases.calamities import resolution as calamities
 
     return calamities
 

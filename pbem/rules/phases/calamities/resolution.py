@@ -29,22 +29,22 @@ from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Any
 
-from . import calamity_barbarians as barbarians
-from . import calamity_losses as L
-from . import calamity_nature as nature
-from . import calamity_war as W
-from .calamity_losses import Assign, Loss
-from .cities import cities_of, reduction_candidates, reduction_tokens, support_shortfall
-from .draws import Draws
-from .events import Event
-from .options import option
-from .phase import PhaseRules
-from .prompt import Prompt
-from .ranking import cities_in_stock, in_ast_order
-from .rejection import Rejection
-from .rulebook import ruleset_of
-from .state import GameState
-from .turn import phase_ended
+from pbem.rules.phases.calamities import barbarians as barbarians
+from pbem.rules.board import losses as L
+from pbem.rules.phases.calamities import nature as nature
+from pbem.rules.phases.calamities import war as W
+from pbem.rules.board.losses import Assign, Loss
+from pbem.rules.phases.cities import cities_of, reduction_candidates, reduction_tokens, support_shortfall
+from pbem.rules.core.draws import Draws
+from pbem.rules.core.events import Event
+from pbem.rules.ruleset.options import option
+from pbem.rules.core.phase import PhaseRules
+from pbem.rules.core.prompt import Prompt
+from pbem.rules.board.ranking import cities_in_stock, in_ast_order
+from pbem.rules.core.rejection import Rejection
+from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.core.state import GameState
+from pbem.rules.turn import phase_ended
 
 SELECTION = "calamity-selection"
 RESOLUTION = "calamity-resolution"

@@ -12,11 +12,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .draws import Draws
-from .events import Event
-from .prompt import Prompt
-from .rejection import Rejection
-from .state import GameState
+from pbem.rules.core.draws import Draws
+from pbem.rules.core.events import Event
+from pbem.rules.core.prompt import Prompt
+from pbem.rules.core.rejection import Rejection
+from pbem.rules.core.state import GameState
 
 Apply = Callable[[GameState, dict[str, Any]], GameState]
 Decide = Callable[[GameState, Any], list[Event]]

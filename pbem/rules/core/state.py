@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from .frozen import FrozenMap
+from pbem.rules.core.frozen import FrozenMap
 
 
 @dataclass(frozen=True)

@@ -12,16 +12,16 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from .commands import ChooseNation, PlaceStartToken
-from .draws import Draws
-from .events import Event
-from .frozen import FrozenMap
-from .phase import PhaseRules
-from .prompt import Prompt
-from .rejection import Rejection
-from .rulebook import ruleset_for_options, ruleset_of
-from .ruleset import Ruleset
-from .state import GameState, NationState, Player
+from pbem.rules.core.commands import ChooseNation, PlaceStartToken
+from pbem.rules.core.draws import Draws
+from pbem.rules.core.events import Event
+from pbem.rules.core.frozen import FrozenMap
+from pbem.rules.core.phase import PhaseRules
+from pbem.rules.core.prompt import Prompt
+from pbem.rules.core.rejection import Rejection
+from pbem.rules.ruleset.rulebook import ruleset_for_options, ruleset_of
+from pbem.rules.ruleset.loader import Ruleset
+from pbem.rules.core.state import GameState, NationState, Player
 
 SETUP_PHASE = "setup"
 
@@ -73,7 +73,7 @@ def _start_areas(ruleset: Ruleset, nation: str, in_play: frozenset[str]) -> list
 def _allowed_nation(
     ruleset: Ruleset, allowed: Sequence[str], in_play: frozenset[str], nation: str, taken: set[str]
 ) -> str:
-    from .reference import match_name
+    from pbem.rules.ruleset.reference import match_name
 
     try:
         name = match_name(nation, ruleset.nations)
@@ -236,7 +236,7 @@ def decide_place_start_token(state: GameState, command: PlaceStartToken) -> list
     ruleset = ruleset_of(state)
     layout = ruleset.setup_for(len(state.players))
     areas = _start_areas(ruleset, player.nation, layout.areas_in_play)
-    from .reference import match_name
+    from pbem.rules.ruleset.reference import match_name
 
     try:
         area = match_name(command.area, ruleset.areas)

@@ -15,17 +15,17 @@ from dataclasses import replace
 from itertools import combinations, islice
 from typing import Any
 
-from .commands import ChooseRevoltingCities, ChooseTaxRate
-from .draws import Draws
-from .events import Event
-from .options import option
-from .phase import PhaseRules, acting_nation
-from .prompt import Prompt
-from .ranking import beneficiary_ranking, cities_in_stock, in_ast_order
-from .rejection import Rejection
-from .rulebook import ruleset_of
-from .state import GameState
-from .turn import phase_ended
+from pbem.rules.core.commands import ChooseRevoltingCities, ChooseTaxRate
+from pbem.rules.core.draws import Draws
+from pbem.rules.core.events import Event
+from pbem.rules.ruleset.options import option
+from pbem.rules.core.phase import PhaseRules, acting_nation
+from pbem.rules.core.prompt import Prompt
+from pbem.rules.board.ranking import beneficiary_ranking, cities_in_stock, in_ast_order
+from pbem.rules.core.rejection import Rejection
+from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.core.state import GameState
+from pbem.rules.turn import phase_ended
 
 MAX_CHOICES = 60
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from itertools import combinations, product
 from typing import Any
 
-from .cities import cities_of, reduction_tokens
-from .state import GameState
+from pbem.rules.phases.cities import cities_of, reduction_tokens
+from pbem.rules.core.state import GameState
 
 CITY_POINTS = 5
 Item = tuple[str, str, int]

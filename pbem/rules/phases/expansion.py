@@ -18,15 +18,15 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .draws import Draws
-from .events import Event
-from .phase import PhaseRules, acting_nation
-from .prompt import Prompt
-from .ranking import ast_rank, in_ast_order
-from .rejection import Rejection
-from .rulebook import ruleset_of
-from .state import GameState
-from .turn import phase_ended
+from pbem.rules.core.draws import Draws
+from pbem.rules.core.events import Event
+from pbem.rules.core.phase import PhaseRules, acting_nation
+from pbem.rules.core.prompt import Prompt
+from pbem.rules.board.ranking import ast_rank, in_ast_order
+from pbem.rules.core.rejection import Rejection
+from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.core.state import GameState
+from pbem.rules.turn import phase_ended
 
 PHASE = "population-expansion"
 GROWTH_CITES = ("seed 003: 2", "§20")

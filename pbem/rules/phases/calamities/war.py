@@ -36,13 +36,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .cities import cities_of
-from .events import Event
-from .prompt import Prompt
-from .ranking import beneficiary_ranking, cities_in_stock
-from .rejection import Rejection
-from .rulebook import ruleset_of
-from .state import GameState
+from pbem.rules.phases.cities import cities_of
+from pbem.rules.core.events import Event
+from pbem.rules.core.prompt import Prompt
+from pbem.rules.board.ranking import beneficiary_ranking, cities_in_stock
+from pbem.rules.core.rejection import Rejection
+from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.core.state import GameState
 
 NAME = "Civil War"
 CITY_POINTS = 5
@@ -69,7 +69,7 @@ class ChooseFaction:
 
 
 def _c():  # the phase module (imported late: it imports this one)
-    from . import calamities
+    from pbem.rules.phases.calamities import resolution as calamities
 
     return calamities
 

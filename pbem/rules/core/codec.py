@@ -11,8 +11,8 @@ import dataclasses
 import json
 from typing import Any
 
-from .frozen import FrozenMap
-from .state import AreaState, GameState, NationState, Player
+from pbem.rules.core.frozen import FrozenMap
+from pbem.rules.core.state import AreaState, GameState, NationState, Player
 
 _TYPES: dict[str, type] = {t.__name__: t for t in (GameState, Player, NationState, AreaState)}
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from . import cities
-from .calamities import disabled_tokens, revolt_tokens_placed
-from .cities import (
+from pbem.rules.phases import cities as cities
+from pbem.rules.phases.calamities.resolution import disabled_tokens, revolt_tokens_placed
+from pbem.rules.phases.cities import (
     ReduceCity,
     check_reduction,
     cities_of,
@@ -29,16 +29,16 @@ from .cities import (
     support_shortfall,
     surplus,
 )
-from .draws import Draws
-from .events import Event
-from .options import option
-from .phase import PhaseRules
-from .prompt import Prompt
-from .ranking import in_ast_order
-from .rejection import Rejection
-from .rulebook import ruleset_of
-from .state import GameState
-from .turn import phase_ended
+from pbem.rules.core.draws import Draws
+from pbem.rules.core.events import Event
+from pbem.rules.ruleset.options import option
+from pbem.rules.core.phase import PhaseRules
+from pbem.rules.core.prompt import Prompt
+from pbem.rules.board.ranking import in_ast_order
+from pbem.rules.core.rejection import Rejection
+from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.core.state import GameState
+from pbem.rules.turn import phase_ended
 
 PHASE = "surplus-removal"
 SURPLUS_CITES = ("seed 003: [11]", "D-9", "seed 001: 5B", "§26.1", "§29.8")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .frozen import FrozenMap
-from .ruleset import RULESET_OPTIONS, Ruleset, load_ruleset
-from .state import GameState
+from pbem.rules.core.frozen import FrozenMap
+from pbem.rules.ruleset.loader import RULESET_OPTIONS, Ruleset, load_ruleset
+from pbem.rules.core.state import GameState
 
 
 @lru_cache(maxsize=32)
