@@ -6,7 +6,7 @@ from typing import Any
 
 from pbem.rules import engine as rules
 from pbem.rules.core.events import Event
-from pbem.rules.narrate import describe_event
+from pbem.rules.engine import describe_event
 from pbem.rules.view import check_viewer
 from pbem.store.events import RecordedEvent
 

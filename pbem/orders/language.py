@@ -15,8 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.ruleset.rulebook import ruleset_for_options, ruleset_of
 from pbem.rules.core.state import GameState
+from pbem.rules.ruleset.reference import describe
 
 from . import advances, calamities, calamity_war, cities, conflict, expansion, moderator, movement, setup, tax, trade, trade_cards
 from .grammar import Actor, LineError, Parser, name
@@ -77,9 +78,6 @@ def canonical(command: Any, state: GameState) -> str:
 
 
 def _help(state: GameState | None, rest: str) -> str:
-    from pbem.rules.ruleset.reference import describe
-    from pbem.rules.ruleset.rulebook import ruleset_for_options
-
     ruleset = ruleset_of(state) if state is not None and state.players else ruleset_for_options({})
     words = rest.split(None, 1)
     if not words:

@@ -32,10 +32,11 @@ from pbem.rules.phases.calamities import resolution as calamities
 from pbem.rules.core.commands import Command, PassDeadline, SetDeadline
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
-from pbem.rules.core.phase import Apply, Decide, Narrate, PhaseRules
+from pbem.rules.core.phase import Apply, Decide, Narrate, PhaseRules, unplayable
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
+from pbem.rules.ruleset.options import options_of
 
 ENGINE_VERSION = "0.2.0"
 
@@ -113,7 +114,7 @@ def _settle(state: GameState, draws: Draws) -> list[Event]:
         elif state.phase in PHASES:
             step = PHASES[state.phase].settle(state, draws)
         else:
-            step = turn.unplayable(state)
+            step = unplayable(state, options_of(state).unplayable_phases == "skip")
         if not step:
             return out
         out.extend(step)
@@ -174,3 +175,19 @@ def command_for(state: GameState, event: Event) -> Command:
     if make is None:
         raise ValueError(f"{event.type} is not an input event")
     return make(state, event.data)
+
+
+def describe_event(state: GameState, event: Event, viewer: str = "auditor") -> str | None:
+    """One line for ``event`` as ``viewer`` may read it, told by the phase that owns the event.
+
+    The same sentence serves a player's turn report and a moderator's audit, so
+    it names the rule clauses the event applied. None for bookkeeping nobody
+    needs to read.
+    """
+    d = event.data
+    if event.type == "DeadlinePassed":
+        return f"The deadline passed ({d.get('by', 'clock')}); defaults were applied to missing orders."
+    if event.type == "DeadlineSet":
+        return None if viewer.startswith("player:") else f"Orders are due by {d['due']}."
+    tell = NARRATE.get(event.type)
+    return tell(state, event, viewer) if tell else f"{event.type}: {dict(d)}"

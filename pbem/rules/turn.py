@@ -8,32 +8,42 @@ say exactly where the game stands, and nothing after it happens.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pbem.rules.core.events import Event
 from pbem.rules.core.frozen import FrozenMap
-from pbem.rules.ruleset.options import option
 from pbem.rules.core.phase import PhaseRules
 from pbem.rules.core.state import GameState
 
-#: (phase id, the seed 003 phase list entry it implements)
-TURN_PHASES: tuple[tuple[str, str], ...] = (
-    ("tax-collection", "seed 003: 1"),
-    ("population-expansion", "seed 003: 2"),
-    ("movement", "seed 003: 3"),
-    ("conflict", "seed 003: 4"),
-    ("city-construction", "seed 003: 5"),
-    ("trade-card-acquisition", "seed 003: 6"),
-    ("trade", "seed 003: 7"),
-    ("calamity-selection", "seed 003: 8"),
-    ("calamity-resolution", "seed 003: 9"),
-    ("special-abilities", "seed 003: 10"),
-    ("surplus-removal", "seed 003: [11]"),
-    ("civilization-advances", "seed 003: 12"),
-    ("ast-alteration", "seed 003: 13"),
+@dataclass(frozen=True)
+class TurnPhase:
+    """One phase of the turn: its id (the ``phase`` of the state), its title, the seed entry it plays."""
+
+    id: str
+    title: str
+    clause: str
+
+
+#: The turn, in order: the phase list of seed 003 (RULINGS.md §2.1).
+TURN_PHASES: tuple[TurnPhase, ...] = (
+    TurnPhase("tax-collection", "1. Tax collection", "seed 003: 1"),
+    TurnPhase("population-expansion", "2. Population expansion", "seed 003: 2"),
+    TurnPhase("movement", "3. Movement", "seed 003: 3"),
+    TurnPhase("conflict", "4. Conflict", "seed 003: 4"),
+    TurnPhase("city-construction", "5. City construction", "seed 003: 5"),
+    TurnPhase("trade-card-acquisition", "6. Trade cards acquisition", "seed 003: 6"),
+    TurnPhase("trade", "7. Trade", "seed 003: 7"),
+    TurnPhase("calamity-selection", "8. Calamity selection", "seed 003: 8"),
+    TurnPhase("calamity-resolution", "9. Calamity resolution", "seed 003: 9"),
+    TurnPhase("special-abilities", "10. Special abilities", "seed 003: 10"),
+    TurnPhase("surplus-removal", "11. Remove surplus population", "seed 003: [11]"),
+    TurnPhase("civilization-advances", "12. Civilization advances acquisition", "seed 003: 12"),
+    TurnPhase("ast-alteration", "13. A.S.T. alteration", "seed 003: 13"),
 )
-PHASE_IDS = tuple(p for p, _ in TURN_PHASES)
+PHASE_IDS = tuple(p.id for p in TURN_PHASES)
+#: What reports and prompts call each phase, setup (before the first turn) included.
+PHASE_TITLES = {"setup": "Nations and start areas", **{p.id: p.title for p in TURN_PHASES}}
 
 
 def next_phase(state: GameState) -> list[Event]:
@@ -45,22 +55,8 @@ def next_phase(state: GameState) -> list[Event]:
         turn = state.turn
         if index == len(PHASE_IDS):
             turn, index = turn + 1, 0
-    phase, clause = TURN_PHASES[index]
-    return [Event("PhaseBegan", {"turn": turn, "phase": phase}, (clause,))]
-
-
-def unplayable(state: GameState) -> list[Event]:
-    """A phase this engine cannot play: wait there, or skip it when the game's option says so."""
-    if option(state.options, "unplayable-phases") != "skip":
-        return []
-    return [
-        Event("PhaseSkipped", {"phase": state.phase, "reason": "this engine cannot play it yet"}),
-        phase_ended(state.phase),
-    ]
-
-
-def phase_ended(phase: str, cites: tuple[str, ...] = ()) -> Event:
-    return Event("PhaseEnded", {"phase": phase}, cites)
+    phase = TURN_PHASES[index]
+    return [Event("PhaseBegan", {"turn": turn, "phase": phase.id}, (phase.clause,))]
 
 
 def _apply_began(state: GameState, data: dict[str, Any]) -> GameState:
@@ -84,8 +80,6 @@ def _apply_ended(state: GameState, data: dict[str, Any]) -> GameState:
 
 
 def _tell_began(state: GameState, event: Event, viewer: str) -> str:
-    from pbem.rules.narrate import PHASE_TITLES
-
     return f"Turn {event.data['turn']}: {PHASE_TITLES.get(event.data['phase'], event.data['phase'])} begins."
 
 

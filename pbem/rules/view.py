@@ -11,7 +11,7 @@ from typing import Any
 
 from pbem.rules.phases.ast import final_standings
 from pbem.rules.engine import pending
-from pbem.rules.ruleset.options import option
+from pbem.rules.ruleset.options import options_of
 from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.core.state import GameState
 
@@ -39,7 +39,7 @@ def _sees_hand(viewer: str, nation: str) -> bool:
 def _hand_count(state: GameState, viewer: str, nation: str) -> int | None:
     """D-8 `public-hand-size`: `seed` shows every count; `1991` shows others only the count kept after 12b."""
     n = state.nations[nation]
-    if _sees_hand(viewer, nation) or option(state.options, "public-hand-size") == "seed":
+    if _sees_hand(viewer, nation) or options_of(state).public_hand_size == "seed":
         return len(n.hand)
     return n.kept_hand_count
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import random
 
-from pbem.orders import Actor, parse_orders
+from pbem.orders.language import Actor, parse_orders
 from pbem.rules import engine as rules
 from pbem.rules.core.draws import Draws
 from pbem.rules.phases.movement import MOVE_STEP, land_neighbours, movable

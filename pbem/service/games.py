@@ -18,7 +18,7 @@ from typing import TypeVar
 from sqlalchemy import Engine
 
 from pbem.mail.render import Renderer
-from pbem.orders import Actor, parse_orders
+from pbem.orders.language import Actor, parse_orders
 from pbem.rules import engine as rules
 from pbem.rules.core.commands import Command, PassDeadline, SetDeadline
 from pbem.rules.core.draws import Draws, commitment

@@ -21,7 +21,7 @@ from sqlalchemy import Engine
 
 from pbem.mail.inbound import InboundMail, MailRejected, parse_message
 from pbem.mail.tokens import parse_game_address, parse_reply_address
-from pbem.orders import Actor
+from pbem.orders.language import Actor
 from pbem.store.inbox import message_key
 from pbem.store.unit_of_work import UnitOfWork
 

@@ -14,9 +14,9 @@ from datetime import datetime
 
 from pbem.mail.render import Renderer, build_message, make_message_id
 from pbem.mail.tokens import reply_address
-from pbem.rules.engine import pending
 from pbem.rules.core.events import Event
-from pbem.rules.narrate import PHASE_TITLES, describe_event
+from pbem.rules.engine import apply, describe_event, pending
+from pbem.rules.turn import PHASE_TITLES
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.state import GameState, Player
 
@@ -178,8 +178,6 @@ class Letters:
             viewer = f"player:{player.nation.lower()}" if player.nation else "observer"
             happened = []
             state = before
-            from pbem.rules.engine import apply
-
             for event in events:
                 text = describe_event(state, event, viewer)
                 if text:

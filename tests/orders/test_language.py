@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbem.orders import Actor, parse_orders
+from pbem.orders.language import Actor, parse_orders
 from pbem.rules import engine as E
 from pbem.rules.core.commands import ChooseNation, PassDeadline, PlaceStartToken
 from pbem.rules.core.draws import Draws, commitment

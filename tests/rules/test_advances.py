@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from pbem.orders import Actor, parse_orders
+from pbem.orders.language import Actor, parse_orders
 from pbem.rules import engine as E
 from pbem.rules.phases.advances import (
     BuyAdvances,
@@ -19,7 +19,7 @@ from pbem.rules.phases.advances import (
 )
 from pbem.rules.core.commands import PassDeadline
 from pbem.rules.core.draws import Draws
-from pbem.rules.narrate import describe_event
+from pbem.rules.engine import describe_event
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.ruleset.rulebook import ruleset_of
 

@@ -11,7 +11,7 @@ from pbem.rules import engine as E
 from pbem.rules.phases.calamities.resolution import LoseUnits, PickCities
 from pbem.rules.phases.calamities.nature import FLOOD, VOLCANO, plain_points
 from pbem.rules.core.commands import PassDeadline
-from pbem.rules.narrate import describe_event
+from pbem.rules.engine import describe_event
 from pbem.rules.core.rejection import Rejection
 
 from .botplay import resolve_by_bots

@@ -19,7 +19,7 @@ def test_case(path):
 @pytest.mark.parametrize("path", case_files(), ids=lambda p: str(p.relative_to(CASES)))
 def test_every_choice_a_prompt_offers_is_accepted(path):
     """A prompt's choices are ready-made orders: each must be read and accepted as it stands."""
-    from pbem.orders import Actor, parse_orders
+    from pbem.orders.language import Actor, parse_orders
     from pbem.rules import engine as E
     from pbem.rules.core.draws import Draws
     from pbem.rules.core.rejection import Rejection

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbem.orders import Actor, parse_orders
+from pbem.orders.language import Actor, parse_orders
 from pbem.rules import engine as E
 from pbem.rules.phases.cities import (
     AS_NEEDED,
@@ -24,7 +24,7 @@ from pbem.rules.core.commands import PassDeadline
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.core.frozen import FrozenMap
-from pbem.rules.narrate import describe_event
+from pbem.rules.engine import describe_event
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.ruleset.loader import PACKAGED_DATA
 

@@ -9,7 +9,7 @@ import copy
 
 import pytest
 
-from pbem.orders import Actor, parse_orders
+from pbem.orders.language import Actor, parse_orders
 from pbem.rules import engine as E
 from pbem.rules.core.commands import PassDeadline
 from pbem.rules.phases.conflict import (
@@ -21,7 +21,7 @@ from pbem.rules.phases.conflict import (
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.invariants import broken_invariants
-from pbem.rules.narrate import describe_event
+from pbem.rules.engine import describe_event
 
 from .casefile import play, position
 

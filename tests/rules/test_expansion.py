@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.orders import Actor, parse_orders
+from pbem.orders.language import Actor, parse_orders
 from pbem.rules import engine as E
 from pbem.rules.core.commands import PassDeadline
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.phases.expansion import DistributeGrowth, default_distribution
-from pbem.rules.narrate import describe_event
+from pbem.rules.engine import describe_event
 from pbem.rules.core.rejection import Rejection
 
 from .casefile import position

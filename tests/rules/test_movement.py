@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.orders import Actor, parse_orders
+from pbem.orders.language import Actor, parse_orders
 from pbem.orders.language import VERBS
 from pbem.orders.movement import VERBS as MOVEMENT_VERBS
 from pbem.rules import engine as E
 from pbem.rules.phases import movement as M
 from pbem.rules.core.commands import PassDeadline
 from pbem.rules.core.draws import Draws
-from pbem.rules.narrate import describe_event
+from pbem.rules.core.phase import phase_ended
+from pbem.rules.engine import describe_event
 from pbem.rules.core.rejection import Rejection
 
 from .casefile import position
@@ -139,8 +140,8 @@ def test_orders_out_of_turn_or_out_of_phase_are_refused():
     state = game(Thebes={"tokens": {"Egypt": 4}}, Knossos={"tokens": {"Crete": 2}})
     assert "Egypt's turn" in refused(state, "MOVE 1 Knossos Phaestos", player=2)
     assert "3a" in refused(state, "SHIP Tanis")
-    assert "nothing is waiting" in refused(E.fold(state, [E.turn.phase_ended("movement")]), "HALT")
-    assert "only in phase 3" in refused(E.fold(state, [E.turn.phase_ended("movement")]), "MOVE 1 Thebes Buhen")
+    assert "nothing is waiting" in refused(E.fold(state, [phase_ended("movement")]), "HALT")
+    assert "only in phase 3" in refused(E.fold(state, [phase_ended("movement")]), "MOVE 1 Thebes Buhen")
 
 
 def test_a_ship_that_sailed_cannot_sail_again():

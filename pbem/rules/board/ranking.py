@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pbem.rules.ruleset.options import option
+from pbem.rules.ruleset.options import options_of
 from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.core.state import GameState
 
@@ -44,7 +44,7 @@ def beneficiary_ranking(state: GameState, excluding: Iterable[str] = ()) -> list
     """Candidates for beneficiary, best first (D-1: `seed` or `1991`)."""
     left = [n for n in state.nations if n not in set(excluding)]
     points = ruleset_of(state).numbers
-    if option(state.options, "beneficiary-rule") == "1991":
+    if options_of(state).beneficiary_rule == "1991":
         def key(n: str) -> tuple[int, ...]:
             units = points["city_unit_points"] * cities_in_stock(state, n) + state.nations[n].stock
             return (-units, ast_rank(state, n))

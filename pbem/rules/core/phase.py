@@ -55,6 +55,21 @@ class PhaseRules:
     narrate: Mapping[str, Narrate] = field(default_factory=dict)
 
 
+def phase_ended(phase: str, cites: tuple[str, ...] = ()) -> Event:
+    """The event that ends a phase: the turn (`pbem.rules.turn`) then begins the next one."""
+    return Event("PhaseEnded", {"phase": phase}, cites)
+
+
+def unplayable(state: GameState, skip: bool) -> list[Event]:
+    """A phase this engine cannot play: wait there, or, when the game's option says ``skip``, end it."""
+    if not skip:
+        return []
+    return [
+        Event("PhaseSkipped", {"phase": state.phase, "reason": "this engine cannot play it yet"}),
+        phase_ended(state.phase),
+    ]
+
+
 def acting_nation(state: GameState, player_id: int) -> str:
     """The nation a player gives orders for; orders from someone without one are refused."""
     for name, nation in state.nations.items():

@@ -38,14 +38,13 @@ from typing import Any
 
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
-from pbem.rules.ruleset.options import option
-from pbem.rules.core.phase import PhaseRules, acting_nation
+from pbem.rules.ruleset.options import options_of
+from pbem.rules.core.phase import PhaseRules, acting_nation, phase_ended
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.board.ranking import in_ast_order
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.core.state import GameState
-from pbem.rules.turn import phase_ended
 
 PHASE = "civilization-advances"
 MAX_CHOICES = 60
@@ -214,7 +213,7 @@ def _greedy_payment(
 
 
 def _no_trading(state: GameState) -> bool:
-    return option(state.options, "variant-no-trading") == "on"
+    return options_of(state).no_trading
 
 
 def _asked(state: GameState) -> list[str]:

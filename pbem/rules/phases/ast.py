@@ -31,12 +31,11 @@ from typing import Any
 from pbem.rules.phases.advances import commodity_counts, mining_commodities, sets_value
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
-from pbem.rules.ruleset.options import option
-from pbem.rules.core.phase import PhaseRules
+from pbem.rules.ruleset.options import options_of
+from pbem.rules.core.phase import PhaseRules, phase_ended
 from pbem.rules.board.ranking import ast_rank, in_ast_order
 from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.core.state import GameState
-from pbem.rules.turn import phase_ended
 
 PHASE = "ast-alteration"
 MOVE_CITES = ("seed 003: 13", "§33.1", "§33.2")
@@ -149,15 +148,15 @@ def _game_end(state: GameState) -> list[Event]:
         n for n in in_ast_order(state, state.nations)
         if state.nations[n].ast_position >= rules.nations[n].ast_track.finish_space
     ]
-    last = option(state.options, "last-turn")
-    time_up = last != "none" and state.turn >= int(last)
+    last = options_of(state).last_turn
+    time_up = last is not None and state.turn >= last
     if not finishers and not time_up:
         return []
     table = final_standings(state)
     tie = len(table) > 1 and table[0]["total"] == table[1]["total"]
     cites = END_CITES + (("fact sheet §8", "D-11") if tie else ()) + (("last-turn",) if time_up and not finishers else ())
     data = {"finishers": finishers, "scores": table, "winner": table[0]["nation"], "tie_broken": tie,
-            "turn": state.turn} | ({"last_turn": int(last)} if time_up else {})
+            "turn": state.turn} | ({"last_turn": last} if time_up else {})
     return [Event("GameEnded", data, cites)]
 
 

@@ -29,14 +29,13 @@ from typing import Any
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.core.frozen import FrozenMap
-from pbem.rules.ruleset.options import option
-from pbem.rules.core.phase import PhaseRules, acting_nation
+from pbem.rules.ruleset.options import options_of
+from pbem.rules.core.phase import PhaseRules, acting_nation, phase_ended
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.board.ranking import cities_in_stock, in_ast_order
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.core.state import GameState
-from pbem.rules.turn import phase_ended
 
 PHASE = "city-construction"
 AS_NEEDED = -1  # BUILD <area> TREASURY with no number: as many as the city needs
@@ -102,7 +101,7 @@ def tokens_required(state: GameState, area: str) -> int | None:
     """Tokens of one nation needed to build a city in the area; None if no city may stand there."""
     rules = ruleset_of(state)
     spec = rules.areas[area]
-    if spec.population_limit == 0 and option(state.options, "zero-limit-city-ban") == "seed":
+    if spec.population_limit == 0 and options_of(state).zero_limit_city_ban == "seed":
         return None  # D-7: never on a limit-0 area under the seed rule
     numbers = rules.numbers
     if not spec.has_city_site:
@@ -163,7 +162,7 @@ def reduction_candidates(state: GameState, nation: str) -> list[str]:
     built = [a for a in mine if a in state.built_this_turn and a not in state.gained_this_turn]
     if not built:
         return mine
-    if option(state.options, "support-reduction-order") == "1991":
+    if options_of(state).support_reduction_order == "1991":
         return built + [a for a in mine if a in state.gained_this_turn]
     return built
 
@@ -278,7 +277,7 @@ def _reduce_prompt(state: GameState, nation: str) -> Prompt | None:
     cities = state.cities_on_board(nation)
     if n.stock == 0 and -(-support_shortfall(state, nation) // support) >= cities:
         return None  # an empty stock and every city must go: nothing to choose
-    order = option(state.options, "support-reduction-order")
+    order = options_of(state).support_reduction_order
     rule = "cities built this turn go first" + (" (with cities gained this turn)" if order == "1991" else "")
     question = (
         f"City support: your {cities} cities need {support * cities} of your tokens on the board; you have "

@@ -46,14 +46,13 @@ from typing import Any
 
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
-from pbem.rules.ruleset.options import option
-from pbem.rules.core.phase import PhaseRules, acting_nation
+from pbem.rules.ruleset.options import options_of
+from pbem.rules.core.phase import PhaseRules, acting_nation, phase_ended
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.board.ranking import BARBARIANS, ast_rank
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.core.state import GameState
-from pbem.rules.turn import phase_ended
 
 PHASE = "conflict"
 PIRATES = "Pirates"
@@ -279,7 +278,7 @@ def _attacks_on(state: GameState, attacker: str, defender: str) -> bool:
 def _deferrable(state: GameState, defender: str) -> list[tuple[str, str, str]]:
     """The defender's own attacks not yet begun that may be resolved before his city is replaced (D-3)."""
     mine = [q for q in _queue(state) if q[1] == defender]
-    if option(state.options, "city-defender-deferral") == "1991":
+    if options_of(state).city_defender_deferral == "1991":
         # A cycle (two players attacking each other's cities) is broken: the city that came up first is
         # replaced without waiting for the attack on its attacker's city (RULINGS D-3, 1991).
         mine = [q for q in mine if not _attacks_on(state, q[2], defender)]
@@ -294,7 +293,7 @@ def _deferral_question(state: GameState) -> tuple[str, str, list[tuple[str, str,
     area, attacker, defender, _ = current
     if area in _listed(state, "declined") or not _short(state, attacker, defender):
         return None
-    if option(state.options, "city-defender-deferral") == "seed" and defender in _listed(state, "deferred"):
+    if options_of(state).city_defender_deferral == "seed" and defender in _listed(state, "deferred"):
         return None
     candidates = _deferrable(state, defender)
     return (area, defender, candidates) if candidates else None
@@ -305,7 +304,7 @@ def _spoils_parts(state: GameState, attacker: str, defender: str) -> tuple[bool,
     if attacker not in state.nations:
         return False, False, 0  # the Barbarians take no spoils (§24.53)
     card = defender in state.nations and bool(state.nations[defender].hand)
-    ask_draw = card and option(state.options, "city-capture-spoils") == "seed"
+    ask_draw = card and options_of(state).city_capture_spoils == "seed"
     return card, ask_draw, min(_numbers(state)["pillage_max"], state.nations[attacker].stock)
 
 
@@ -314,7 +313,7 @@ def _has_work(state: GameState, entry: tuple[str, str, str, str], stage: str) ->
     if stage == "fight":
         return _in_conflict(state, area)
     if stage == "sweep":
-        return (defender == PIRATES and option(state.options, "pirate-city-attack") == "1991"
+        return (defender == PIRATES and options_of(state).pirate_city_attack == "1991"
                 and state.area(area).tokens.get(BARBARIANS, 0) > 0)
     card, _, most = _spoils_parts(state, attacker, defender)
     return card or most > 0
@@ -545,7 +544,7 @@ def pending(state: GameState) -> dict[str, Prompt]:
     defender = _needs_order(state)
     if defender is not None:
         return {defender.lower(): _order_prompt(state, defender)}
-    if _deferral_question(state) is not None and option(state.options, "city-defender-deferral") == "seed":
+    if _deferral_question(state) is not None and options_of(state).city_defender_deferral == "seed":
         prompt = _defer_prompt(state)
         return {prompt.who: prompt}
     prompt = _spoils_prompt(state)
@@ -700,7 +699,7 @@ def settle(state: GameState, draws: Draws) -> list[Event]:
     if stage == "replace":
         question = _deferral_question(state)
         if question is not None:
-            if option(state.options, "city-defender-deferral") == "seed":
+            if options_of(state).city_defender_deferral == "seed":
                 return []  # the defender decides (DEFER)
             data = {"defender": defender, "city": area, "areas": [q[0] for q in question[2]]}
             return [Event("AttacksResolvedFirst", data, ("D-3", "§24.32"))]

@@ -21,6 +21,7 @@ from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.ruleset.rulebook import ruleset_for_options, ruleset_of
 from pbem.rules.ruleset.loader import Ruleset
+from pbem.rules.ruleset.reference import match_name
 from pbem.rules.core.state import GameState, NationState, Player
 
 SETUP_PHASE = "setup"
@@ -73,8 +74,6 @@ def _start_areas(ruleset: Ruleset, nation: str, in_play: frozenset[str]) -> list
 def _allowed_nation(
     ruleset: Ruleset, allowed: Sequence[str], in_play: frozenset[str], nation: str, taken: set[str]
 ) -> str:
-    from pbem.rules.ruleset.reference import match_name
-
     try:
         name = match_name(nation, ruleset.nations)
     except LookupError as exc:
@@ -236,8 +235,6 @@ def decide_place_start_token(state: GameState, command: PlaceStartToken) -> list
     ruleset = ruleset_of(state)
     layout = ruleset.setup_for(len(state.players))
     areas = _start_areas(ruleset, player.nation, layout.areas_in_play)
-    from pbem.rules.ruleset.reference import match_name
-
     try:
         area = match_name(command.area, ruleset.areas)
     except LookupError as exc:

@@ -31,14 +31,13 @@ from pbem.rules.phases.cities import (
 )
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
-from pbem.rules.ruleset.options import option
-from pbem.rules.core.phase import PhaseRules
+from pbem.rules.ruleset.options import options_of
+from pbem.rules.core.phase import PhaseRules, phase_ended
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.board.ranking import in_ast_order
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.core.state import GameState
-from pbem.rules.turn import phase_ended
 
 PHASE = "surplus-removal"
 SURPLUS_CITES = ("seed 003: [11]", "D-9", "seed 001: 5B", "§26.1", "§29.8")
@@ -46,7 +45,7 @@ SUPPORT_CITES = ("seed 003: [11]", "seed 001: 5C", "§26.3", "§26.41", "§29.8"
 
 
 def _removes_surplus(state: GameState) -> bool:
-    return option(state.options, "post-calamity-surplus") == "seed"
+    return options_of(state).post_calamity_surplus == "seed"
 
 
 def _current(state: GameState) -> tuple[str, str] | None:
@@ -124,7 +123,7 @@ def apply_reduced(state: GameState, data: dict[str, Any]) -> GameState:
 
 
 def settle(state: GameState, draws: Draws) -> list[Event]:
-    if state.slave_revolts and option(state.options, "slave-revolt-recovery") == "seed":
+    if state.slave_revolts and options_of(state).slave_revolt_recovery == "seed":
         return [_recovered(state)]
     current = _current(state)
     if current is None:

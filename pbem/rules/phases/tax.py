@@ -18,14 +18,13 @@ from typing import Any
 from pbem.rules.core.commands import ChooseRevoltingCities, ChooseTaxRate
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
-from pbem.rules.ruleset.options import option
-from pbem.rules.core.phase import PhaseRules, acting_nation
+from pbem.rules.ruleset.options import options_of
+from pbem.rules.core.phase import PhaseRules, acting_nation, phase_ended
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.board.ranking import beneficiary_ranking, cities_in_stock, in_ast_order
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.core.state import GameState
-from pbem.rules.turn import phase_ended
 
 MAX_CHOICES = 60
 
@@ -202,7 +201,7 @@ def defaults(state: GameState, prompt: Prompt) -> list[Event]:
 def _collect(state: GameState) -> Event:
     paid: dict[str, int] = {}
     shortfalls = []
-    seed_rule = option(state.options, "tax-shortfall-payment") == "seed"
+    seed_rule = options_of(state).tax_shortfall_payment == "seed"
     for nation in in_ast_order(state, state.nations):
         cities = len(_cities(state, nation))
         if not cities:

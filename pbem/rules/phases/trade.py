@@ -28,13 +28,12 @@ from typing import Any
 
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
-from pbem.rules.ruleset.options import option
-from pbem.rules.core.phase import PhaseRules, acting_nation
+from pbem.rules.ruleset.options import options_of
+from pbem.rules.core.phase import PhaseRules, acting_nation, phase_ended
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.core.state import GameState
-from pbem.rules.turn import phase_ended
 
 PHASE = "trade"
 
@@ -458,7 +457,7 @@ def pending(state: GameState) -> dict[str, Prompt]:
 
 
 def settle(state: GameState, draws: Draws) -> list[Event]:
-    if option(state.options, "variant-no-trading") == "on":
+    if options_of(state).no_trading:
         return [phase_ended(PHASE, ("NT-6",))]
     if len(still_trading(state)) >= 2:
         return []

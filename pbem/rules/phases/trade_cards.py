@@ -28,15 +28,14 @@ from typing import Any
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.core.frozen import FrozenMap
-from pbem.rules.ruleset.options import option
-from pbem.rules.core.phase import PhaseRules, acting_nation
+from pbem.rules.ruleset.options import options_of
+from pbem.rules.core.phase import PhaseRules, acting_nation, phase_ended, unplayable
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.board.ranking import ast_rank
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.ruleset.loader import Ruleset
 from pbem.rules.core.state import GameState
-from pbem.rules.turn import phase_ended, unplayable
 
 PHASE = "trade-card-acquisition"
 #: Most BUY lines a prompt lists (0..9, then the maximum when it is larger).
@@ -313,8 +312,8 @@ def _draw(state: GameState, nation: str) -> Event:
 
 def settle(state: GameState, draws: Draws) -> list[Event]:
     if state.step == "":
-        if option(state.options, "variant-no-trading") == "on":
-            return unplayable(state)  # NT-1: the money-card piles are not played by this engine yet
+        if options_of(state).no_trading:
+            return unplayable(state, options_of(state).unplayable_phases == "skip")  # NT-1: the money-card piles are not played by this engine yet
         if not state.stacks:
             return [set_up_stacks(state, draws)]
         order = draw_order(state)

@@ -1,76 +1,130 @@
-"""Game options: the named deviations of RULINGS.md §7 and the board choices.
+"""Game options, typed: the named deviations of RULINGS.md §7, the variants and the board choices.
 
-Every option has a default; a game records only what differs. Unknown options
-and values outside the allowed set are refused when the game is created, so a
-typo never silently plays a different game.
+A game records its options as KEY=VALUE text (in ``GameCreated``, and so in
+``state.options``); every option has a default and a game records only what
+differs. This module is the one place that knows them all: `validate_options`
+refuses an unknown option or value when a game is created (a typo never
+silently plays a different game), and `options_of` gives the rules a typed
+`Options` to read (``options_of(state).city_defender_deferral == "1991"``),
+so a variant plugs in as a field here read by the phases it changes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
+from functools import lru_cache
+from typing import Any, Literal
 
+from pbem.rules.core.frozen import FrozenMap
+from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.loader import RULESET_OPTIONS
 
+SeedOr1991 = Literal["seed", "1991"]
 _SEED_OR_1991 = ("seed", "1991")
-
-#: Option name -> allowed values, the default first (RULINGS.md §7).
-RULES_OPTIONS: dict[str, tuple[str, ...]] = {
-    "beneficiary-rule": _SEED_OR_1991,
-    "tax-shortfall-payment": _SEED_OR_1991,
-    "city-defender-deferral": _SEED_OR_1991,
-    "city-capture-spoils": _SEED_OR_1991,
-    "pirate-city-attack": _SEED_OR_1991,
-    "support-reduction-order": _SEED_OR_1991,
-    "zero-limit-city-ban": _SEED_OR_1991,
-    "public-hand-size": _SEED_OR_1991,
-    "post-calamity-surplus": _SEED_OR_1991,
-    "slave-revolt-recovery": _SEED_OR_1991,
-    "variant-small-cities": ("off", "on"),
-    "variant-no-trading": ("off", "on"),
-    # Not a rule of the game: what the engine does at a phase it cannot play
-    # yet. `wait` stops there (the honest default); `skip` records the phase
-    # as skipped and goes on, so the playable phases can run turn after turn.
-    "unplayable-phases": ("wait", "skip"),
-}
-
-#: Variants the engine does not play yet: refused at creation rather than silently ignored.
-NOT_YET_PLAYED = ("variant-small-cities", "variant-no-trading")
-
-#: Options whose value is free text checked by a function of its own.
-FREE_OPTIONS = ("primary-calamity-limit", "ruleset-data", "last-turn")
+_OFF_ON = ("off", "on")
 
 
 class OptionError(ValueError):
     pass
 
 
-def _allowed() -> dict[str, tuple[str, ...]]:
-    return {**RULES_OPTIONS, **RULESET_OPTIONS}
+def _whole_number_or_none(what: str) -> Callable[[str], int | None]:
+    def parse(value: str) -> int | None:
+        if value == "none":
+            return None
+        if not (value.isdigit() and int(value) >= 1):
+            raise OptionError(what)
+        return int(value)
+
+    return parse
+
+
+def _choice(key: str, values: tuple[str, ...], *, ruling: str) -> Any:
+    """A field set by option ``key`` to one of ``values`` (the default first)."""
+    return field(default=values[0], metadata={"key": key, "values": values, "ruling": ruling})
+
+
+def _switch(key: str, *, ruling: str) -> Any:
+    """A field set by option ``key`` to off (False, the default) or on (True)."""
+    return field(default=False, metadata={"key": key, "values": _OFF_ON, "ruling": ruling})
+
+
+def _number(key: str, default: int | None, what: str, *, ruling: str) -> Any:
+    """A field set by option ``key`` to a whole number of at least 1, or none."""
+    return field(default=default, metadata={"key": key, "parse": _whole_number_or_none(what), "ruling": ruling})
+
+
+@dataclass(frozen=True)
+class Options:
+    """Every option of one game, as the rules read them."""
+
+    # RULINGS.md §3: where the seeds and the 1991 rulebook differ (D-1 to D-10).
+    beneficiary_rule: SeedOr1991 = _choice("beneficiary-rule", _SEED_OR_1991, ruling="D-1")
+    tax_shortfall_payment: SeedOr1991 = _choice("tax-shortfall-payment", _SEED_OR_1991, ruling="D-2")
+    city_defender_deferral: SeedOr1991 = _choice("city-defender-deferral", _SEED_OR_1991, ruling="D-3")
+    city_capture_spoils: SeedOr1991 = _choice("city-capture-spoils", _SEED_OR_1991, ruling="D-4")
+    pirate_city_attack: SeedOr1991 = _choice("pirate-city-attack", _SEED_OR_1991, ruling="D-5")
+    support_reduction_order: SeedOr1991 = _choice("support-reduction-order", _SEED_OR_1991, ruling="D-6")
+    zero_limit_city_ban: SeedOr1991 = _choice("zero-limit-city-ban", _SEED_OR_1991, ruling="D-7")
+    public_hand_size: SeedOr1991 = _choice("public-hand-size", _SEED_OR_1991, ruling="D-8")
+    post_calamity_surplus: SeedOr1991 = _choice("post-calamity-surplus", _SEED_OR_1991, ruling="D-9")
+    slave_revolt_recovery: SeedOr1991 = _choice("slave-revolt-recovery", _SEED_OR_1991, ruling="D-10")
+    # RULINGS.md §4: the variants.
+    small_cities: bool = _switch("variant-small-cities", ruling="RULINGS.md §4.1")
+    no_trading: bool = _switch("variant-no-trading", ruling="RULINGS.md §4.2")
+    #: R-3.3, D-14: calamities one primary victim suffers in a turn (None: no limit; No-Trading's default).
+    primary_calamity_limit: int | None = _number(
+        "primary-calamity-limit", 2, "option primary-calamity-limit takes a whole number of at least 1, or none",
+        ruling="R-3.3")
+    #: §34: the time limit agreed before play, counted in turns (None: the game ends on the A.S.T. only).
+    last_turn: int | None = _number(
+        "last-turn", None, "option last-turn takes a whole number of at least 1 (the last turn played), or none",
+        ruling="§34")
+    # Not a rule of the game: what the engine does at a phase it cannot play
+    # yet. `wait` stops there (the honest default); `skip` records the phase
+    # as skipped and goes on, so the playable phases can run turn after turn.
+    unplayable_phases: Literal["wait", "skip"] = _choice("unplayable-phases", ("wait", "skip"), ruling="engine")
+    #: A house map: the folder of ruleset data files (docs/rules-data.md); None for the packaged 1991 board.
+    ruleset_data: str | None = field(default=None, metadata={"key": "ruleset-data", "ruling": "docs/rules-data.md"})
+    #: The board choices of the ruleset loader (`RULESET_OPTIONS`), as given: (key, value) pairs.
+    board: tuple[tuple[str, str], ...] = ()
+
+
+#: Variants the engine does not play yet: refused at creation rather than silently ignored.
+NOT_YET_PLAYED = ("variant-small-cities", "variant-no-trading")
+
+_FIELDS = {f.metadata["key"]: f for f in fields(Options) if "key" in f.metadata}
+
+
+def _read(key: str, value: str) -> tuple[str, Any]:
+    """The normalised text of one option and its typed value."""
+    spec = _FIELDS[key].metadata
+    if "values" in spec:
+        allowed = spec["values"]
+        if value.lower() not in allowed:
+            raise OptionError(f"option {key} takes one of {', '.join(allowed)}, not {value!r}")
+        text = value.lower()
+        return text, (text == "on") if allowed == _OFF_ON else text
+    if "parse" in spec:
+        text = value.lower()
+        return text, spec["parse"](text)
+    return value, value
 
 
 def validate_options(options: Mapping[str, str]) -> dict[str, str]:
-    """Check every option and return them with values normalised."""
-    allowed = _allowed()
+    """Check every option a game is created with and return them with values normalised."""
     out: dict[str, str] = {}
     for raw_key, raw_value in options.items():
         key, value = raw_key.strip().lower(), str(raw_value).strip()
-        if key in allowed:
-            if value.lower() not in allowed[key]:
-                raise OptionError(f"option {key} takes one of {', '.join(allowed[key])}, not {value!r}")
+        if key in _FIELDS:
+            out[key] = _read(key, value)[0]
+        elif key in RULESET_OPTIONS:
+            if value.lower() not in RULESET_OPTIONS[key]:
+                raise OptionError(f"option {key} takes one of {', '.join(RULESET_OPTIONS[key])}, not {value!r}")
             out[key] = value.lower()
-        elif key == "primary-calamity-limit":
-            if value.lower() != "none" and not (value.isdigit() and int(value) >= 1):
-                raise OptionError("option primary-calamity-limit takes a whole number of at least 1, or none")
-            out[key] = value.lower()
-        elif key == "last-turn":
-            # §34: the time limit agreed before play; by email it is counted in turns.
-            if value.lower() != "none" and not (value.isdigit() and int(value) >= 1):
-                raise OptionError("option last-turn takes a whole number of at least 1 (the last turn played), or none")
-            out[key] = value.lower()
-        elif key == "ruleset-data":
-            out[key] = value
         else:
-            known = ", ".join(sorted([*allowed, *FREE_OPTIONS]))
+            known = ", ".join(sorted([*_FIELDS, *RULESET_OPTIONS]))
             raise OptionError(f"unknown option {key!r}; known options: {known}")
     for variant in NOT_YET_PLAYED:
         if out.get(variant) == "on":
@@ -80,12 +134,18 @@ def validate_options(options: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
-def option(options: Mapping[str, str], key: str) -> str:
-    """The value in force: the game's own, else the default."""
-    if key in options:
-        return options[key]
-    if key == "primary-calamity-limit":
-        return "none" if options.get("variant-no-trading") == "on" else "2"
-    if key == "last-turn":
-        return "none"
-    return _allowed()[key][0]
+@lru_cache(maxsize=256)
+def _typed(options: FrozenMap[str, str]) -> Options:
+    values: dict[str, Any] = {}
+    for key, text in options.items():
+        if key in _FIELDS:
+            values[_FIELDS[key].name] = _read(key, text)[1]
+    if values.get("no_trading") and "primary_calamity_limit" not in values:
+        values["primary_calamity_limit"] = None  # NT: the dice decide how many calamities strike (RULINGS.md §4.2)
+    board = tuple((k, v) for k, v in options.items() if k in RULESET_OPTIONS)
+    return Options(**values, board=board)
+
+
+def options_of(state: GameState) -> Options:
+    """The typed options of the game ``state`` belongs to (the recorded ones were validated at creation)."""
+    return _typed(state.options)

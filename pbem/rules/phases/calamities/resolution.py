@@ -37,14 +37,13 @@ from pbem.rules.board.losses import Assign, Loss
 from pbem.rules.phases.cities import cities_of, reduction_candidates, reduction_tokens, support_shortfall
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
-from pbem.rules.ruleset.options import option
-from pbem.rules.core.phase import PhaseRules
+from pbem.rules.ruleset.options import options_of
+from pbem.rules.core.phase import PhaseRules, phase_ended
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.board.ranking import cities_in_stock, in_ast_order
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.core.state import GameState
-from pbem.rules.turn import phase_ended
 
 SELECTION = "calamity-selection"
 RESOLUTION = "calamity-resolution"
@@ -102,8 +101,7 @@ def _revealed(state: GameState) -> list[dict[str, Any]]:
 
 
 def _limit(state: GameState) -> int | None:
-    value = option(state.options, "primary-calamity-limit")
-    return None if value == "none" else int(value)
+    return options_of(state).primary_calamity_limit
 
 
 def _over_limit(state: GameState) -> str | None:
@@ -647,7 +645,7 @@ def settle_resolution(state: GameState, draws: Draws) -> list[Event]:
         return [phase_ended(RESOLUTION, ("seed 003: 9", "§29.6"))]
     cal, stage = current
     if cal[0] not in RESOLVERS:
-        if option(state.options, "unplayable-phases") != "skip":
+        if options_of(state).unplayable_phases != "skip":
             return []  # the engine cannot resolve this calamity yet: the game waits here
         data = {"calamity": cal[0], "victim": cal[1]}
         return [Event("CalamityNotPlayable", data, ("unplayable-phases",))]
