@@ -1,7 +1,13 @@
 """The mail layer: MIME in (parse, strip, authenticate by reply token) and MIME
 out (render with jinja2, build, deliver), plus the inbound SMTP/LMTP server."""
 
-from pbem.mail.inbound import ORDERS_BEGIN, ORDERS_END, InboundMail, MailRejected, parse_message
+from pbem.mail.inbound import (
+    ORDERS_BEGIN,
+    ORDERS_END,
+    InboundMail,
+    MailRejected,
+    parse_message,
+)
 from pbem.mail.outbound import (
     DeliveryError,
     MaildirDelivery,
@@ -12,7 +18,12 @@ from pbem.mail.outbound import (
 )
 from pbem.mail.render import RenderedMail, Renderer, build_message, make_message_id
 from pbem.mail.server import InboundServer
-from pbem.mail.tokens import game_address, parse_game_address, parse_reply_address, reply_address
+from pbem.mail.tokens import (
+    game_address,
+    parse_game_address,
+    parse_reply_address,
+    reply_address,
+)
 
 __all__ = [
     "DeliveryError",

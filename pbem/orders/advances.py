@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 
+from pbem.rules.core.state import GameState
 from pbem.rules.phases.advances import BuyAdvances, DiscardCards, order_line
 from pbem.rules.ruleset.rulebook import ruleset_of
-from pbem.rules.core.state import GameState
 
 from .grammar import Actor, LineError, Parser, count, name, player_of
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from pbem.rules.phases.calamities.war import ChooseFaction, KeepFaction, write
 from pbem.rules.core.state import GameState
+from pbem.rules.phases.calamities.war import ChooseFaction, KeepFaction, write
 
 from .grammar import Actor, LineError, Parser, area, count, player_of
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from pbem.rules.phases.cities import AS_NEEDED, BuildCities, FinishOrders, ReduceCity
 from pbem.rules.core.state import GameState
+from pbem.rules.phases.cities import AS_NEEDED, BuildCities, FinishOrders, ReduceCity
 
 from .grammar import Actor, LineError, Parser, area, areas, player_of
 

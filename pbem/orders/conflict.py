@@ -9,8 +9,8 @@ SPOILS <yes|no> <n>        both at once, e.g. SPOILS yes 3
 
 from __future__ import annotations
 
-from pbem.rules.phases.conflict import ChooseCityOrder, ChooseDeferral, ChooseSpoils
 from pbem.rules.core.state import GameState
+from pbem.rules.phases.conflict import ChooseCityOrder, ChooseDeferral, ChooseSpoils
 
 from .grammar import Actor, LineError, Parser, area, areas, count, player_of
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from pbem.rules.phases.expansion import DistributeGrowth
 from pbem.rules.core.state import GameState
+from pbem.rules.phases.expansion import DistributeGrowth
 
 from .grammar import Actor, LineError, Parser, area, player_of
 

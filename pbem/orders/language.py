@@ -15,11 +15,24 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pbem.rules.ruleset.rulebook import ruleset_for_options, ruleset_of
 from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.reference import describe
+from pbem.rules.ruleset.rulebook import ruleset_for_options, ruleset_of
 
-from . import advances, calamities, calamity_war, cities, conflict, expansion, moderator, movement, setup, tax, trade, trade_cards
+from . import (
+    advances,
+    calamities,
+    calamity_war,
+    cities,
+    conflict,
+    expansion,
+    moderator,
+    movement,
+    setup,
+    tax,
+    trade,
+    trade_cards,
+)
 from .grammar import Actor, LineError, Parser, name
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from pbem.rules.core.state import GameState
 from pbem.rules.phases.movement import (
     BuildShip,
     EndMoves,
@@ -24,7 +25,6 @@ from pbem.rules.phases.movement import (
     SailShip,
     ScrapShip,
 )
-from pbem.rules.core.state import GameState
 
 from .grammar import Actor, LineError, Parser, area, count, player_of
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from pbem.rules.core.commands import ChooseNation, PlaceStartToken
-from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.core.state import GameState
+from pbem.rules.ruleset.rulebook import ruleset_of
 
 from .grammar import Actor, Parser, area, name, player_of
 

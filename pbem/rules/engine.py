@@ -14,6 +14,13 @@ from dataclasses import replace
 from typing import Any
 
 from pbem.rules import turn
+from pbem.rules.core.commands import Command, PassDeadline, SetDeadline
+from pbem.rules.core.draws import Draws
+from pbem.rules.core.events import Event
+from pbem.rules.core.phase import Apply, Decide, Narrate, PhaseRules, unplayable
+from pbem.rules.core.prompt import Prompt
+from pbem.rules.core.rejection import Rejection
+from pbem.rules.core.state import GameState
 from pbem.rules.phases import (
     advances,
     ast,
@@ -29,20 +36,32 @@ from pbem.rules.phases import (
     trade_cards,
 )
 from pbem.rules.phases.calamities import resolution as calamities
-from pbem.rules.core.commands import Command, PassDeadline, SetDeadline
-from pbem.rules.core.draws import Draws
-from pbem.rules.core.events import Event
-from pbem.rules.core.phase import Apply, Decide, Narrate, PhaseRules, unplayable
-from pbem.rules.core.prompt import Prompt
-from pbem.rules.core.rejection import Rejection
-from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.options import options_of
 
 ENGINE_VERSION = "0.2.0"
 
-#: Every phase the engine can play, by phase id. A phase of the turn that is
-#: not here is begun and then waits: the engine cannot play it yet.
-PHASES: dict[str, PhaseRules] = {rules.name: rules for rules in (setup.RULES, tax.RULES, expansion.RULES, movement.RULES, conflict.RULES, cities.RULES, trade_cards.RULES, trade.RULES, calamities.SELECTION_RULES, calamities.RESOLUTION_RULES, monotheism.RULES, surplus.RULES, advances.RULES, ast.RULES)}
+#: Every phase the engine can play, by phase id, in the order of the turn. A
+#: phase of the turn that is not here is begun and then waits: the engine
+#: cannot play it yet.
+PHASES: dict[str, PhaseRules] = {
+    rules.name: rules
+    for rules in (
+        setup.RULES,
+        tax.RULES,
+        expansion.RULES,
+        movement.RULES,
+        conflict.RULES,
+        cities.RULES,
+        trade_cards.RULES,
+        trade.RULES,
+        calamities.SELECTION_RULES,
+        calamities.RESOLUTION_RULES,
+        monotheism.RULES,
+        surplus.RULES,
+        advances.RULES,
+        ast.RULES,
+    )
+}
 _ALL = (*PHASES.values(), turn.RULES)
 
 
@@ -54,19 +73,35 @@ def _apply_deadline_passed(state: GameState, data: dict[str, Any]) -> GameState:
     return replace(state, deadline=None)
 
 
-_APPLY: dict[str, Apply] = {"DeadlineSet": _apply_deadline_set, "DeadlinePassed": _apply_deadline_passed}
+def _table(entries: list[tuple[str, Any]]) -> dict[str, Any]:
+    """One handler per event type: two phases claiming the same event is a mistake in the rules package."""
+    table: dict[str, Any] = {}
+    for key, handler in entries:
+        if table.setdefault(key, handler) is not handler:
+            raise ValueError(f"two phases handle the event type {key!r}")
+    return table
+
+
+_APPLY: dict[str, Apply] = _table(
+    [("DeadlineSet", _apply_deadline_set), ("DeadlinePassed", _apply_deadline_passed)]
+    + [item for rules in _ALL for item in rules.apply.items()]
+)
+_INPUTS: dict[str, Any] = _table(
+    [
+        ("GameCreated", None),
+        ("DeadlineSet", lambda s, d: SetDeadline(d["due"])),
+        ("DeadlinePassed", lambda s, d: PassDeadline(d.get("by", "clock"))),
+    ]
+    + [item for rules in _ALL for item in rules.inputs.items()]
+)
+NARRATE: dict[str, Narrate] = _table([item for rules in _ALL for item in rules.narrate.items()])
+#: Each command type's own phase: the first in the turn that takes it. A command
+#: given in another phase goes to the phase in progress when that phase takes it
+#: too (REDUCE in phase 11), else to its own phase, which says when it may be given.
 _DECIDE: dict[type, Decide] = {}
-_INPUTS: dict[str, Any] = {
-    "GameCreated": None,
-    "DeadlineSet": lambda s, d: SetDeadline(d["due"]),
-    "DeadlinePassed": lambda s, d: PassDeadline(d.get("by", "clock")),
-}
-NARRATE: dict[str, Narrate] = {}
 for _rules in _ALL:
-    _APPLY.update(_rules.apply)
-    _DECIDE.update(_rules.decide)
-    _INPUTS.update(_rules.inputs)
-    NARRATE.update(_rules.narrate)
+    for _command, _decide in _rules.decide.items():
+        _DECIDE.setdefault(_command, _decide)
 
 
 def apply(state: GameState, event: Event) -> GameState:
@@ -145,7 +180,8 @@ def decide(state: GameState, command: Command, draws: Draws) -> list[Event]:
     elif isinstance(command, PassDeadline):
         events = _decide_deadline(state, command)
     else:
-        handler = _DECIDE.get(type(command))
+        in_progress = PHASES.get(state.phase)
+        handler = (in_progress and in_progress.decide.get(type(command))) or _DECIDE.get(type(command))
         if handler is None:  # pragma: no cover - every command type has a phase
             raise TypeError(f"unknown command {command!r}")
         events = handler(state, command)

@@ -7,8 +7,8 @@ the first game that breaks it.
 from __future__ import annotations
 
 from pbem.rules.core.codec import state_to_json
-from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.core.state import GameState
+from pbem.rules.ruleset.rulebook import ruleset_of
 
 
 def broken_invariants(state: GameState) -> list[str]:

@@ -16,6 +16,7 @@ from pbem.rules.core.frozen import FrozenMap
 from pbem.rules.core.phase import PhaseRules
 from pbem.rules.core.state import GameState
 
+
 @dataclass(frozen=True)
 class TurnPhase:
     """One phase of the turn: its id (the ``phase`` of the state), its title, the seed entry it plays."""

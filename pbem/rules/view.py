@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem.rules.phases.ast import final_standings
+from pbem.rules.core.state import GameState
 from pbem.rules.engine import pending
+from pbem.rules.phases.ast import final_standings
 from pbem.rules.ruleset.options import options_of
 from pbem.rules.ruleset.rulebook import ruleset_of
-from pbem.rules.core.state import GameState
 
 VIEWERS = ("observer", "moderator", "auditor")
 

@@ -27,11 +27,11 @@ import random
 from pbem.orders.language import Actor, parse_orders
 from pbem.rules import engine as rules
 from pbem.rules.core.draws import Draws
-from pbem.rules.phases.movement import MOVE_STEP, land_neighbours, movable
-from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
+from pbem.rules.phases.movement import MOVE_STEP, land_neighbours, movable
+from pbem.rules.ruleset.rulebook import ruleset_of
 
 STRATEGIES = ("random", "greedy", "planner")
 CITY_TOKENS = 6  # on a city site (§25.1)

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import email
-import random
-from datetime import timedelta
 import mailbox
+import random
 import shutil
 import smtplib
 from collections.abc import Callable
 from dataclasses import replace
+from datetime import timedelta
 from email.message import EmailMessage
 from email.policy import default as default_policy
 from email.utils import formatdate, make_msgid
@@ -29,10 +29,9 @@ from pathlib import Path
 
 from pbem.mail.inbound import ORDERS_BEGIN, ORDERS_END
 from pbem.mail.outbound import MaildirDelivery
+from pbem.rules import engine as rules
 from pbem.store.database import ensure_schema, make_engine
 from pbem.store.unit_of_work import UnitOfWork
-
-from pbem.rules import engine as rules
 
 from .bots import WAIT, bot_orders
 from .games import NewPlayer, create_game, pass_deadlines

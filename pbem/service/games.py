@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 import secrets as secrets_module
-from functools import lru_cache
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import TypeVar
 
 from sqlalchemy import Engine
@@ -23,9 +23,9 @@ from pbem.rules import engine as rules
 from pbem.rules.core.commands import Command, PassDeadline, SetDeadline
 from pbem.rules.core.draws import Draws, commitment
 from pbem.rules.core.events import Event
-from pbem.rules.ruleset.options import OptionError, validate_options
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState, Player
+from pbem.rules.ruleset.options import OptionError, validate_options
 from pbem.store.events import ConcurrencyError, NewEvent
 from pbem.store.unit_of_work import UnitOfWork
 

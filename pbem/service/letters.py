@@ -15,10 +15,10 @@ from datetime import datetime
 from pbem.mail.render import Renderer, build_message, make_message_id
 from pbem.mail.tokens import reply_address
 from pbem.rules.core.events import Event
-from pbem.rules.engine import apply, describe_event, pending
-from pbem.rules.turn import PHASE_TITLES
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.state import GameState, Player
+from pbem.rules.engine import apply, describe_event, pending
+from pbem.rules.turn import PHASE_TITLES
 
 from .settings import Settings
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 
 from pbem.rules.core.codec import state_from_json, state_to_json
-from pbem.rules.engine import ENGINE_VERSION, apply, new_game
 from pbem.rules.core.events import Event
 from pbem.rules.core.state import GameState
+from pbem.rules.engine import ENGINE_VERSION, apply, new_game
 from pbem.store.events import RecordedEvent
 
 #: A snapshot is written whenever a batch crosses a multiple of this many events.

@@ -11,7 +11,13 @@ import jinja2
 import pytest
 
 from pbem.mail.inbound import ORDERS_BEGIN, ORDERS_END, parse_message
-from pbem.mail.render import MAIL_KINDS, RenderedMail, Renderer, build_message, make_message_id
+from pbem.mail.render import (
+    MAIL_KINDS,
+    RenderedMail,
+    Renderer,
+    build_message,
+    make_message_id,
+)
 
 from .contexts import ACK, CONTEXTS, NOTICE, PROMPT, REPORT, START
 

@@ -14,9 +14,9 @@ from pbem.orders.language import Actor, parse_orders
 from pbem.rules import engine as E
 from pbem.rules.core.commands import PassDeadline
 from pbem.rules.core.draws import Draws
-from pbem.rules.invariants import broken_invariants
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.state import GameState
+from pbem.rules.invariants import broken_invariants
 
 from .casefile import within_phase
 

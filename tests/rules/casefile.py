@@ -76,8 +76,8 @@ from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.core.frozen import FrozenMap
 from pbem.rules.core.rejection import Rejection
-from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.core.state import AreaState, GameState, NationState, Player
+from pbem.rules.ruleset.rulebook import ruleset_of
 
 CASES = Path(__file__).parent / "cases"
 

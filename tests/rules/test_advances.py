@@ -8,6 +8,10 @@ import pytest
 
 from pbem.orders.language import Actor, parse_orders
 from pbem.rules import engine as E
+from pbem.rules.core.commands import PassDeadline
+from pbem.rules.core.draws import Draws
+from pbem.rules.core.rejection import Rejection
+from pbem.rules.engine import describe_event
 from pbem.rules.phases.advances import (
     BuyAdvances,
     DiscardCards,
@@ -17,10 +21,6 @@ from pbem.rules.phases.advances import (
     price,
     sets_value,
 )
-from pbem.rules.core.commands import PassDeadline
-from pbem.rules.core.draws import Draws
-from pbem.rules.engine import describe_event
-from pbem.rules.core.rejection import Rejection
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 from .casefile import position

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from pbem.rules import engine as E
-from pbem.rules.phases.ast import final_standings, groups_covered
 from pbem.rules.core.commands import PassDeadline
 from pbem.rules.core.draws import Draws
-from pbem.rules.engine import describe_event
 from pbem.rules.core.rejection import Rejection
+from pbem.rules.engine import describe_event
+from pbem.rules.phases.ast import final_standings, groups_covered
 
 from .casefile import position
 

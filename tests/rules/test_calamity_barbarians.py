@@ -5,15 +5,15 @@ from __future__ import annotations
 import random
 
 from pbem.orders.language import Actor, parse_orders
-from pbem.rules.phases.calamities import barbarians as B
 from pbem.rules import engine as E
-from pbem.rules.phases.calamities.resolution import PickCities
+from pbem.rules.board.ranking import BARBARIANS
 from pbem.rules.core.commands import PassDeadline
 from pbem.rules.core.draws import Draws
-from pbem.rules.invariants import broken_invariants
-from pbem.rules.engine import describe_event
-from pbem.rules.board.ranking import BARBARIANS
 from pbem.rules.core.rejection import Rejection
+from pbem.rules.engine import describe_event
+from pbem.rules.invariants import broken_invariants
+from pbem.rules.phases.calamities import barbarians as B
+from pbem.rules.phases.calamities.resolution import PickCities
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 from .botplay import resolve_by_bots

@@ -9,11 +9,11 @@ import pytest
 
 from pbem.orders.language import Actor, parse_orders
 from pbem.rules import engine as E
-from pbem.rules.phases.calamities.war import ChooseFaction
 from pbem.rules.core.commands import PassDeadline
 from pbem.rules.core.draws import Draws
-from pbem.rules.engine import describe_event
 from pbem.rules.core.rejection import Rejection
+from pbem.rules.engine import describe_event
+from pbem.rules.phases.calamities.war import ChooseFaction
 
 from .botplay import random_board, resolve_by_bots
 from .casefile import position

@@ -9,9 +9,9 @@ from pbem.rules import engine as E
 from pbem.rules.core.commands import PassDeadline
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
-from pbem.rules.phases.expansion import DistributeGrowth, default_distribution
-from pbem.rules.engine import describe_event
 from pbem.rules.core.rejection import Rejection
+from pbem.rules.engine import describe_event
+from pbem.rules.phases.expansion import DistributeGrowth, default_distribution
 
 from .casefile import position
 

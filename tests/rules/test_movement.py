@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.orders.language import Actor, parse_orders
-from pbem.orders.language import VERBS
+from pbem.orders.language import VERBS, Actor, parse_orders
 from pbem.orders.movement import VERBS as MOVEMENT_VERBS
 from pbem.rules import engine as E
-from pbem.rules.phases import movement as M
 from pbem.rules.core.commands import PassDeadline
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.phase import phase_ended
-from pbem.rules.engine import describe_event
 from pbem.rules.core.rejection import Rejection
+from pbem.rules.engine import describe_event
+from pbem.rules.phases import movement as M
 
 from .casefile import position
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pbem.rules.core.frozen import FrozenMap
 from pbem.rules.board.ranking import beneficiary_ranking, census_order, in_ast_order
+from pbem.rules.core.frozen import FrozenMap
 from pbem.rules.core.state import AreaState, GameState, NationState, Player
 
 EIGHT = ["Africa", "Italy", "Illyria", "Thrace", "Crete", "Asia", "Assyria", "Egypt"]

@@ -9,11 +9,11 @@ from hypothesis import strategies as st
 
 from pbem.orders.language import Actor, parse_orders
 from pbem.rules import engine as E
+from pbem.rules.board.ranking import in_ast_order
 from pbem.rules.core.codec import state_from_json, state_to_json
 from pbem.rules.core.commands import PassDeadline
 from pbem.rules.core.draws import Draws, commitment
 from pbem.rules.invariants import broken_invariants
-from pbem.rules.board.ranking import in_ast_order
 from pbem.service.bots import bot_orders
 
 NAMES = ["Ann", "Ben", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"]

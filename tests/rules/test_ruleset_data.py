@@ -11,8 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from pbem.rules.ruleset.loader import (PACKAGED_DATA, RULESET_OPTIONS, Ruleset, RulesetError,
-                                load_ruleset)
+from pbem.rules.ruleset.loader import (
+    PACKAGED_DATA,
+    RULESET_OPTIONS,
+    Ruleset,
+    RulesetError,
+    load_ruleset,
+)
 
 
 @pytest.fixture(scope="module")

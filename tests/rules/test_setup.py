@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 from pbem.rules import engine as E
-from pbem.rules.core.commands import ChooseNation, PassDeadline, PlaceStartToken, SetDeadline
+from pbem.rules.core.commands import (
+    ChooseNation,
+    PassDeadline,
+    PlaceStartToken,
+    SetDeadline,
+)
 from pbem.rules.core.draws import Draws, commitment
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.ruleset.rulebook import ruleset_of

@@ -11,8 +11,8 @@ from pbem.rules import engine as E
 from pbem.rules.core.codec import state_from_json, state_to_json
 from pbem.rules.core.commands import PassDeadline
 from pbem.rules.core.draws import Draws
-from pbem.rules.engine import describe_event
 from pbem.rules.core.rejection import Rejection
+from pbem.rules.engine import describe_event
 from pbem.rules.phases.trade import (
     AcceptOffer,
     FinishTrading,

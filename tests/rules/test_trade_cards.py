@@ -12,19 +12,18 @@ from pbem.rules import engine as E
 from pbem.rules.core.commands import PassDeadline
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.frozen import FrozenMap
-from pbem.rules.engine import describe_event
 from pbem.rules.core.rejection import Rejection
-from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.engine import describe_event
 from pbem.rules.phases.trade_cards import (
     BuyTradeCards,
     cards_not_conserved,
     restack,
     set_up_stacks,
 )
+from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.view import view
 
-from .casefile import position
-from .casefile import within_phase
+from .casefile import position, within_phase
 
 DRAWS = Draws("trade-cards")
 THREE = {"Africa": {}, "Italy": {}, "Crete": {}}

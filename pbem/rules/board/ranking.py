@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.options import options_of
 from pbem.rules.ruleset.rulebook import ruleset_of
-from pbem.rules.core.state import GameState
 
 BARBARIANS = "Barbarians"
 

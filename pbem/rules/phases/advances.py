@@ -36,15 +36,15 @@ from dataclasses import dataclass, replace
 from itertools import product
 from typing import Any
 
+from pbem.rules.board.ranking import in_ast_order
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
-from pbem.rules.ruleset.options import options_of
 from pbem.rules.core.phase import PhaseRules, acting_nation, phase_ended
 from pbem.rules.core.prompt import Prompt
-from pbem.rules.board.ranking import in_ast_order
 from pbem.rules.core.rejection import Rejection
-from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.core.state import GameState
+from pbem.rules.ruleset.options import options_of
+from pbem.rules.ruleset.rulebook import ruleset_of
 
 PHASE = "civilization-advances"
 MAX_CHOICES = 60

@@ -28,14 +28,14 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from pbem.rules.phases.advances import commodity_counts, mining_commodities, sets_value
+from pbem.rules.board.ranking import ast_rank, in_ast_order
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
-from pbem.rules.ruleset.options import options_of
 from pbem.rules.core.phase import PhaseRules, phase_ended
-from pbem.rules.board.ranking import ast_rank, in_ast_order
-from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.core.state import GameState
+from pbem.rules.phases.advances import commodity_counts, mining_commodities, sets_value
+from pbem.rules.ruleset.options import options_of
+from pbem.rules.ruleset.rulebook import ruleset_of
 
 PHASE = "ast-alteration"
 MOVE_CITES = ("seed 003: 13", "§33.1", "§33.2")
@@ -176,7 +176,9 @@ def settle(state: GameState, draws: Draws) -> list[Event]:
                 return [move(state, nation)]
         return [Event("AstMarkersMoved", {}, ("seed 003: 13", "§33.1"))]
     if state.step == "moved":
-        from pbem.rules.phases.trade_cards import restack  # 13b belongs to the trade-card module
+        from pbem.rules.phases.trade_cards import (
+            restack,  # 13b belongs to the trade-card module
+        )
 
         end = _game_end(state)  # restacking changes no score: the check may use the state before it
         return [*restack(state, draws), *(end or [phase_ended(PHASE, END_CITES[:2])])]

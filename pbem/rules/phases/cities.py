@@ -26,16 +26,33 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from pbem.rules.board.card_effects import card_effects
+from pbem.rules.board.ranking import cities_in_stock, in_ast_order
+from pbem.rules.board.support import (
+    ReduceCity,
+    apply_reduced,
+    apply_surplus,
+    check_reduction,
+    cities_of,
+    reduction,
+    reduction_candidates,
+    reduction_prompt,
+    sole_occupant,
+    support_shortfall,
+    surplus,
+    tell_reduced,
+    tell_surplus,
+    tokens_to_stock,
+)
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.core.frozen import FrozenMap
-from pbem.rules.ruleset.options import options_of
 from pbem.rules.core.phase import PhaseRules, acting_nation, phase_ended
 from pbem.rules.core.prompt import Prompt
-from pbem.rules.board.ranking import cities_in_stock, in_ast_order
 from pbem.rules.core.rejection import Rejection
-from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.core.state import GameState
+from pbem.rules.ruleset.options import options_of
+from pbem.rules.ruleset.rulebook import ruleset_of
 
 PHASE = "city-construction"
 AS_NEEDED = -1  # BUILD <area> TREASURY with no number: as many as the city needs
@@ -43,8 +60,6 @@ MAX_CHOICES = 60
 BUILD_CITES = ("seed 001: 5A", "§25.1", "§25.2", "D-20")
 SURPLUS_CITES = ("seed 001: 5B", "§26.1", "Q-S14")
 SUPPORT_CITES = ("seed 001: 5C", "§26.3", "§26.41", "D-6")
-#: Other phases whose city-support check takes the REDUCE order (phase 11 registers itself here).
-OTHER_REDUCTIONS: dict[str, Any] = {}
 
 
 @dataclass(frozen=True)
@@ -62,39 +77,7 @@ class FinishOrders:
     player_id: int
 
 
-@dataclass(frozen=True)
-class ReduceCity:
-    """REDUCE: the city a player reduces when his cities are not supported (seed 001: 5C)."""
-
-    player_id: int
-    area: str
-
-
 # -- the rules as numbers ----------------------------------------------------------------
-
-
-def _effects(state: GameState, nation: str, kind: str) -> list[Any]:
-    cards = ruleset_of(state).civ_cards
-    return [e for c in state.nations[nation].civ_cards if c in cards for e in cards[c].effects_of(kind)]
-
-
-def sole_occupant(state: GameState, nation: str, area: str) -> bool:
-    """Only this nation's tokens stand in the area (no other player's, no Barbarians)."""
-    return all(owner == nation for owner in state.area(area).tokens)
-
-
-def population_limit(state: GameState, nation: str, area: str) -> int:
-    """The area's limit for this nation's tokens at 5b: +1 with Agriculture where he stands alone (§26.11)."""
-    limit = ruleset_of(state).areas[area].population_limit
-    if sole_occupant(state, nation, area):
-        limit += sum(e.get("value", 0) for e in _effects(state, nation, "population-limit-bonus"))
-    return limit
-
-
-def reduction_tokens(state: GameState, nation: str, area: str) -> int:
-    """Tokens a reduced city becomes: the area's limit, +1 with Agriculture (§26.41, §32.241)."""
-    bonus = sum(e.get("value", 0) for e in _effects(state, nation, "city-reduction-bonus"))
-    return ruleset_of(state).areas[area].population_limit + bonus
 
 
 def tokens_required(state: GameState, area: str) -> int | None:
@@ -114,7 +97,7 @@ def tokens_required(state: GameState, area: str) -> int | None:
 
 def treasury_allowance(state: GameState, nation: str, required: int) -> int:
     """Most tokens of one city that may come from treasury with Architecture (§25.3), 0 without it."""
-    effects = _effects(state, nation, "city-build-from-treasury")
+    effects = card_effects(state, nation, "city-build-from-treasury")
     if not effects:
         return 0
     share = max(e.get("max_percent", 0) for e in effects)
@@ -139,45 +122,6 @@ def buildable(state: GameState, nation: str) -> dict[str, int]:
         elif sole_occupant(state, nation, name) and required - have <= treasury_allowance(state, nation, required):
             out[name] = required - have
     return out
-
-
-def cities_of(state: GameState, nation: str) -> list[str]:
-    return sorted(a for a, area in state.areas.items() if area.city == nation)
-
-
-def support_shortfall(state: GameState, nation: str, disabled: int = 0) -> int:
-    """Tokens missing on the board to support the nation's cities (0: supported); ``disabled`` do not count (Slave Revolt)."""
-    need = ruleset_of(state).numbers["city_support_tokens"] * state.cities_on_board(nation)
-    return max(0, need - (state.tokens_on_board(nation) - disabled))
-
-
-def reduction_candidates(state: GameState, nation: str) -> list[str]:
-    """The cities the nation may reduce now, the default first (D-6, seed 001: 5C, §26.32).
-
-    `seed`: if it built cities this turn, only those. `1991`: those and the
-    cities it gained this turn in another way; never one held since an
-    earlier turn while a new one stands. Otherwise any city, by area name.
-    """
-    mine = cities_of(state, nation)
-    built = [a for a in mine if a in state.built_this_turn and a not in state.gained_this_turn]
-    if not built:
-        return mine
-    if options_of(state).support_reduction_order == "1991":
-        return built + [a for a in mine if a in state.gained_this_turn]
-    return built
-
-
-def surplus(state: GameState, nation: str) -> dict[str, int]:
-    """Area -> the nation's tokens that go to stock at 5b (seed 001: 5B, §26.1, §26.11)."""
-    out = {}
-    for name, area in state.areas.items():
-        have = area.tokens.get(nation, 0)
-        if not have:
-            continue
-        keep = 0 if area.city is not None else population_limit(state, nation, name)
-        if have > keep:
-            out[name] = have - keep
-    return dict(sorted(out.items()))
 
 
 # -- the orders step --------------------------------------------------------------------------
@@ -287,39 +231,6 @@ def _reduce_prompt(state: GameState, nation: str) -> Prompt | None:
     return reduction_prompt(state, nation, candidates, question, rule, SUPPORT_CITES)
 
 
-def check_reduction(state: GameState, nation: str, area: str, cite: str) -> None:
-    """Refuse a REDUCE of a city that may not go now: not his, or not among the cities that go first (D-6)."""
-    candidates = reduction_candidates(state, nation)
-    if area in candidates:
-        return
-    if area in cities_of(state, nation):
-        raise Rejection(f"{area}: cities built this turn must be reduced first; choose from {', '.join(candidates)}", "D-6")
-    raise Rejection(f"{area} is not a city of yours; choose from {', '.join(candidates)}", cite)
-
-
-def reduction_prompt(
-    state: GameState, nation: str, candidates: list[str], question: str, rule: str, cites: tuple[str, ...]
-) -> Prompt:
-    """REDUCE <city>: one city at a time, after phase 5 (§26.3) and again after the calamities (§29.8)."""
-    n = state.nations[nation]
-    return Prompt(
-        who=nation.lower(),
-        player_id=n.player_id,
-        step="reduce-city",
-        question=question,
-        choices=tuple(f"REDUCE {a}" for a in candidates),
-        template=f"REDUCE {candidates[0]}",
-        default=f"reduce {candidates[0]} ({rule}, then by area name)",
-        situation=(
-            "You may reduce: "
-            + ", ".join(f"{a} (becomes {min(reduction_tokens(state, nation, a), n.stock)} tokens)" for a in candidates)
-            + ".",
-            f"Stock {n.stock}.",
-        ),
-        cites=cites,
-    )
-
-
 def pending(state: GameState) -> dict[str, Prompt]:
     if state.step == "":
         return {n.lower(): _build_prompt(state, n) for n in _asked(state) if not _done(state, n)}
@@ -353,39 +264,17 @@ def apply_revealed(state: GameState, data: dict[str, Any]) -> GameState:
     return replace(state, step="resolve", filed=filed)
 
 
-def _to_stock(state: GameState, nation: str, count: int) -> GameState:
-    if nation not in state.nations or not count:
-        return state  # Barbarian tokens go back to their own supply
-    n = state.nations[nation]
-    return state.with_nation(replace(n, stock=n.stock + count))
-
-
 def apply_built(state: GameState, data: dict[str, Any]) -> GameState:
     nation = data["nation"]
     for city in data["cities"]:
         area = state.area(city["area"])
         for owner, count in area.tokens.items():
-            state = _to_stock(state, owner, count)
+            state = tokens_to_stock(state, owner, count)
         state = state.with_area(city["area"], replace(area, tokens=FrozenMap(), city=nation))
         n = state.nations[nation]
         state = state.with_nation(replace(n, treasury=n.treasury - city["treasury"], stock=n.stock + city["treasury"]))
     built = state.built_this_turn + tuple(c["area"] for c in data["cities"] if c["area"] not in state.built_this_turn)
     return replace(state, built_this_turn=built, filed=state.filed.without(f"builds:{nation}"))
-
-
-def apply_surplus(state: GameState, data: dict[str, Any]) -> GameState:
-    nation = data["nation"]
-    for name, count in data["removed"].items():
-        state = state.with_area(name, state.area(name).add_tokens(nation, -count))
-    return _to_stock(state, nation, sum(data["removed"].values()))
-
-
-def apply_reduced(state: GameState, data: dict[str, Any]) -> GameState:
-    nation, name, tokens = data["nation"], data["area"], data["tokens"]
-    area = replace(state.area(data["area"]), city=None).add_tokens(nation, tokens)
-    state = state.with_area(name, area)
-    n = state.nations[nation]
-    return state.with_nation(replace(n, stock=n.stock - tokens))
 
 
 # -- deciding -------------------------------------------------------------------------------------
@@ -406,15 +295,15 @@ def _check_build(state: GameState, nation: str, area: str, treasury: int, taken:
     if not short:
         return 0
     if treasury == 0:
-        hint = " (with Architecture add TREASURY <n>)" if _effects(state, nation, "city-build-from-treasury") else ""
+        hint = " (with Architecture add TREASURY <n>)" if card_effects(state, nation, "city-build-from-treasury") else ""
         raise Rejection(f"{area}: a city there needs {required} of your tokens and you have {have}{hint}", "seed 001: 5A")
-    if not _effects(state, nation, "city-build-from-treasury"):
+    if not card_effects(state, nation, "city-build-from-treasury"):
         raise Rejection("only a holder of Architecture may build with tokens from treasury", "§25.3")
     if any(t for _, t in taken):
         raise Rejection("Architecture helps build only one city per turn", "§25.3")
     if not sole_occupant(state, nation, area):
         raise Rejection(f"{area}: Architecture cannot be used where other players' tokens or Barbarians stand", "§25.3")
-    half = required * max(e.get("max_percent", 0) for e in _effects(state, nation, "city-build-from-treasury")) // 100
+    half = required * max(e.get("max_percent", 0) for e in card_effects(state, nation, "city-build-from-treasury")) // 100
     if short > half:
         raise Rejection(f"{area}: at most {half} of the {required} tokens may come from treasury; you have {have} there", "§25.3")
     if short > state.nations[nation].treasury:
@@ -454,22 +343,15 @@ def decide_done(state: GameState, command: FinishOrders, by_default: bool = Fals
 
 
 def decide_reduce(state: GameState, command: ReduceCity, by_default: bool = False) -> list[Event]:
-    if state.phase in OTHER_REDUCTIONS:
-        return OTHER_REDUCTIONS[state.phase](state, command, by_default)
     nation = acting_nation(state, command.player_id)
     current = _current(state) if state.phase == PHASE and state.step == "resolve" else None
     if current is None or current != (nation, "reduce") or _reduce_prompt(state, nation) is None:
         raise Rejection("no city of yours needs reducing now", "seed 001: 5C")
     check_reduction(state, nation, command.area, "seed 001: 5C")
-    data = _reduction(state, nation, command.area)
+    data = reduction(state, nation, command.area)
     if by_default:
         data["by_default"] = True
     return [Event("CityReductionChosen", data, SUPPORT_CITES)]
-
-
-def _reduction(state: GameState, nation: str, area: str) -> dict[str, Any]:
-    due = reduction_tokens(state, nation, area)
-    return {"nation": nation, "area": area, "tokens": min(due, state.nations[nation].stock), "due": due}
 
 
 def defaults(state: GameState, prompt: Prompt) -> list[Event]:
@@ -520,13 +402,13 @@ def settle(state: GameState, draws: Draws) -> list[Event]:
         return [_resolve_builds(state, nation)]
     if work == "surplus":
         removed = surplus(state, nation)
-        agriculture = bool(_effects(state, nation, "population-limit-bonus"))
+        agriculture = bool(card_effects(state, nation, "population-limit-bonus"))
         cites = SURPLUS_CITES + (("§26.11",) if agriculture else ())
         return [Event("SurplusRemoved", {"nation": nation, "removed": removed}, cites)]
     if _reduce_prompt(state, nation) is not None:
         return []
     area = reduction_candidates(state, nation)[0]
-    return [Event("CityReduced", _reduction(state, nation, area), SUPPORT_CITES)]
+    return [Event("CityReduced", reduction(state, nation, area), SUPPORT_CITES)]
 
 
 # -- telling ------------------------------------------------------------------------------------------
@@ -571,22 +453,6 @@ def _tell_built(state: GameState, event: Event, viewer: str) -> str:
     return text.strip() or f"{d['nation']} built no city."
 
 
-def _tell_surplus(state: GameState, event: Event, viewer: str) -> str:
-    removed = event.data["removed"]
-    return f"{event.data['nation']} removed {sum(removed.values())} surplus tokens: " + ", ".join(
-        f"{a} {n}" for a, n in removed.items()
-    ) + "."
-
-
-def _tell_reduced(state: GameState, event: Event, viewer: str) -> str:
-    d = event.data
-    how = " (by default)" if d.get("by_default") else ""
-    if d["tokens"] == 0:
-        return f"{d['nation']} could not support its cities; {d['area']} was eliminated{how}: no tokens left in stock."
-    short = f" (stock short: {d['due']} due)" if d["tokens"] < d["due"] else ""
-    return f"{d['nation']} could not support its cities; {d['area']} was reduced to {d['tokens']} tokens{short}{how}."
-
-
 RULES = PhaseRules(
     name=PHASE,
     apply={
@@ -612,8 +478,8 @@ RULES = PhaseRules(
         "CityOrdersDone": _tell_done,
         "CityOrdersRevealed": _tell_revealed,
         "CitiesBuilt": _tell_built,
-        "SurplusRemoved": _tell_surplus,
-        "CityReductionChosen": _tell_reduced,
-        "CityReduced": _tell_reduced,
+        "SurplusRemoved": tell_surplus,
+        "CityReductionChosen": tell_reduced,
+        "CityReduced": tell_reduced,
     },
 )

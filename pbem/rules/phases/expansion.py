@@ -18,14 +18,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from pbem.rules.board.ranking import ast_rank, in_ast_order
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.core.phase import PhaseRules, acting_nation, phase_ended
 from pbem.rules.core.prompt import Prompt
-from pbem.rules.board.ranking import ast_rank, in_ast_order
 from pbem.rules.core.rejection import Rejection
-from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.core.state import GameState
+from pbem.rules.ruleset.rulebook import ruleset_of
 
 PHASE = "population-expansion"
 GROWTH_CITES = ("seed 003: 2", "§20")

@@ -38,14 +38,15 @@ from collections import deque
 from dataclasses import dataclass, replace
 from typing import Any
 
+from pbem.rules.board.card_effects import card_effects
+from pbem.rules.board.ranking import census_order
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.core.phase import PhaseRules, acting_nation, phase_ended
 from pbem.rules.core.prompt import Prompt
-from pbem.rules.board.ranking import census_order
 from pbem.rules.core.rejection import Rejection
-from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.core.state import GameState
+from pbem.rules.ruleset.rulebook import ruleset_of
 
 PHASE = "movement"
 SHIPS, MOVES = "ships", "moves"
@@ -120,24 +121,19 @@ class EndMoves:
 # -- what the rules and the cards allow ------------------------------------------
 
 
-def _effects(state: GameState, nation: str, kind: str) -> list[Any]:
-    cards = ruleset_of(state).civ_cards
-    return [e for c in state.nations[nation].civ_cards if c in cards for e in cards[c].effects_of(kind)]
-
-
 def ship_range(state: GameState, nation: str) -> int:
     """Water steps a ship may take: 4, or 5 with Cloth Making (§23.53)."""
-    return max([ruleset_of(state).numbers["ship_range"]] + [e.get("value") for e in _effects(state, nation, "ship-range")])
+    return max([ruleset_of(state).numbers["ship_range"]] + [e.get("value") for e in card_effects(state, nation, "ship-range")])
 
 
 def crosses_open_sea(state: GameState, nation: str) -> bool:
     """Astronomy (§23.54)."""
-    return bool(_effects(state, nation, "open-sea-passage"))
+    return bool(card_effects(state, nation, "open-sea-passage"))
 
 
 def land_range(state: GameState, nation: str) -> int:
     """Land areas a token may move: 1, or 2 with Roadbuilding (§23.31)."""
-    return max([1] + [e.get("value") for e in _effects(state, nation, "land-move-range")])
+    return max([1] + [e.get("value") for e in card_effects(state, nation, "land-move-range")])
 
 
 def _numbers(state: GameState) -> dict[str, int]:

@@ -19,10 +19,10 @@ from pbem.rules.core.frozen import FrozenMap
 from pbem.rules.core.phase import PhaseRules
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
-from pbem.rules.ruleset.rulebook import ruleset_for_options, ruleset_of
+from pbem.rules.core.state import GameState, NationState, Player
 from pbem.rules.ruleset.loader import Ruleset
 from pbem.rules.ruleset.reference import match_name
-from pbem.rules.core.state import GameState, NationState, Player
+from pbem.rules.ruleset.rulebook import ruleset_for_options, ruleset_of
 
 SETUP_PHASE = "setup"
 

@@ -17,27 +17,29 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from pbem.rules.phases import cities as cities
-from pbem.rules.phases.calamities.resolution import disabled_tokens, revolt_tokens_placed
-from pbem.rules.phases.cities import (
+from pbem.rules.board.ranking import in_ast_order
+from pbem.rules.board.support import (
     ReduceCity,
+    apply_reduced,
     check_reduction,
     cities_of,
+    disabled_tokens,
+    reduction,
     reduction_candidates,
     reduction_prompt,
-    reduction_tokens,
+    revolt_tokens_placed,
     support_shortfall,
     surplus,
+    tell_reduced,
 )
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
-from pbem.rules.ruleset.options import options_of
 from pbem.rules.core.phase import PhaseRules, phase_ended
 from pbem.rules.core.prompt import Prompt
-from pbem.rules.board.ranking import in_ast_order
 from pbem.rules.core.rejection import Rejection
-from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.core.state import GameState
+from pbem.rules.ruleset.options import options_of
+from pbem.rules.ruleset.rulebook import ruleset_of
 
 PHASE = "surplus-removal"
 SURPLUS_CITES = ("seed 003: [11]", "D-9", "seed 001: 5B", "§26.1", "§29.8")
@@ -85,11 +87,6 @@ def pending(state: GameState) -> dict[str, Prompt]:
     return {prompt.who: prompt} if prompt else {}
 
 
-def _reduction(state: GameState, nation: str, area: str) -> dict[str, Any]:
-    due = reduction_tokens(state, nation, area)
-    return {"nation": nation, "area": area, "tokens": min(due, state.nations[nation].stock), "due": due}
-
-
 def decide_reduce(state: GameState, command: ReduceCity, by_default: bool = False) -> list[Event]:
     prompt = _reduce_prompt(state)
     if prompt is None or prompt.player_id != command.player_id:
@@ -98,7 +95,7 @@ def decide_reduce(state: GameState, command: ReduceCity, by_default: bool = Fals
     assert current is not None
     nation = current[0]
     check_reduction(state, nation, command.area, "§29.8")
-    data = _reduction(state, nation, command.area)
+    data = reduction(state, nation, command.area)
     if by_default:
         data["by_default"] = True
     return [Event("CitySupportReductionChosen", data, SUPPORT_CITES)]
@@ -118,8 +115,8 @@ def apply_recovered(state: GameState, data: dict[str, Any]) -> GameState:
     return replace(state, slave_revolts=())
 
 
-def apply_reduced(state: GameState, data: dict[str, Any]) -> GameState:
-    return revolt_tokens_placed(cities.apply_reduced(state, data), data["nation"], data["tokens"])
+def apply_support_reduced(state: GameState, data: dict[str, Any]) -> GameState:
+    return revolt_tokens_placed(apply_reduced(state, data), data["nation"], data["tokens"])
 
 
 def settle(state: GameState, draws: Draws) -> list[Event]:
@@ -136,26 +133,25 @@ def settle(state: GameState, draws: Draws) -> list[Event]:
     if _reduce_prompt(state) is not None:
         return []
     area = reduction_candidates(state, nation)[0]
-    return [Event("CitySupportReduced", _reduction(state, nation, area), SUPPORT_CITES)]
+    return [Event("CitySupportReduced", reduction(state, nation, area), SUPPORT_CITES)]
 
 
-# The REDUCE order (a `cities.ReduceCity`) is decided here during phase 11.
+# The REDUCE order (`board.support.ReduceCity`) is decided here during phase 11:
+# the engine gives a command to the phase in progress when that phase takes it.
 # Surplus removal is phase 5's own event; reductions have events of their own
 # because they also count toward a Slave Revolt victim's support (§30.422).
-cities.OTHER_REDUCTIONS[PHASE] = decide_reduce
-_tell_reduced = cities.RULES.narrate["CityReduced"]
 
 RULES = PhaseRules(
     name=PHASE,
-    apply={"CitySupportReduced": apply_reduced, "CitySupportReductionChosen": apply_reduced, "SlavesRecovered": apply_recovered},
-    decide={},
+    apply={"CitySupportReduced": apply_support_reduced, "CitySupportReductionChosen": apply_support_reduced, "SlavesRecovered": apply_recovered},
+    decide={ReduceCity: decide_reduce},
     pending=pending,
     defaults=defaults,
     settle=settle,
     inputs={"CitySupportReductionChosen": lambda s, d: ReduceCity(s.nations[d["nation"]].player_id, d["area"])},
     narrate={
-        "CitySupportReduced": _tell_reduced,
-        "CitySupportReductionChosen": _tell_reduced,
+        "CitySupportReduced": tell_reduced,
+        "CitySupportReductionChosen": tell_reduced,
         "SlavesRecovered": lambda s, e, v: f"The Slave Revolt is over: {', '.join(e.data['nations'])}'s tokens support cities again.",
     },
 )

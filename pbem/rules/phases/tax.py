@@ -15,16 +15,16 @@ from dataclasses import replace
 from itertools import combinations, islice
 from typing import Any
 
+from pbem.rules.board.ranking import beneficiary_ranking, cities_in_stock, in_ast_order
 from pbem.rules.core.commands import ChooseRevoltingCities, ChooseTaxRate
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
-from pbem.rules.ruleset.options import options_of
 from pbem.rules.core.phase import PhaseRules, acting_nation, phase_ended
 from pbem.rules.core.prompt import Prompt
-from pbem.rules.board.ranking import beneficiary_ranking, cities_in_stock, in_ast_order
 from pbem.rules.core.rejection import Rejection
-from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.core.state import GameState
+from pbem.rules.ruleset.options import options_of
+from pbem.rules.ruleset.rulebook import ruleset_of
 
 MAX_CHOICES = 60
 

@@ -28,12 +28,12 @@ from typing import Any
 
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
-from pbem.rules.ruleset.options import options_of
 from pbem.rules.core.phase import PhaseRules, acting_nation, phase_ended
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
-from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.core.state import GameState
+from pbem.rules.ruleset.options import options_of
+from pbem.rules.ruleset.rulebook import ruleset_of
 
 PHASE = "trade"
 

@@ -25,17 +25,17 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any
 
+from pbem.rules.board.ranking import ast_rank
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.core.frozen import FrozenMap
-from pbem.rules.ruleset.options import options_of
 from pbem.rules.core.phase import PhaseRules, acting_nation, phase_ended, unplayable
 from pbem.rules.core.prompt import Prompt
-from pbem.rules.board.ranking import ast_rank
 from pbem.rules.core.rejection import Rejection
-from pbem.rules.ruleset.rulebook import ruleset_of
-from pbem.rules.ruleset.loader import Ruleset
 from pbem.rules.core.state import GameState
+from pbem.rules.ruleset.loader import Ruleset
+from pbem.rules.ruleset.options import options_of
+from pbem.rules.ruleset.rulebook import ruleset_of
 
 PHASE = "trade-card-acquisition"
 #: Most BUY lines a prompt lists (0..9, then the maximum when it is larger).

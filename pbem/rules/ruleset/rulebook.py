@@ -5,8 +5,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 from pbem.rules.core.frozen import FrozenMap
-from pbem.rules.ruleset.loader import RULESET_OPTIONS, Ruleset, load_ruleset
 from pbem.rules.core.state import GameState
+from pbem.rules.ruleset.loader import RULESET_OPTIONS, Ruleset, load_ruleset
 
 
 @lru_cache(maxsize=32)

@@ -74,13 +74,13 @@ from collections import deque
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pbem.rules.phases import conflict as conflict
+from pbem.rules.board.ranking import BARBARIANS, beneficiary_ranking
 from pbem.rules.core.events import Event
 from pbem.rules.core.prompt import Prompt
-from pbem.rules.board.ranking import BARBARIANS, beneficiary_ranking
 from pbem.rules.core.rejection import Rejection
-from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.core.state import GameState
+from pbem.rules.phases import conflict as conflict
+from pbem.rules.ruleset.rulebook import ruleset_of
 
 NAME = "Barbarian Hordes"
 PIRATES = "Pirates"

@@ -32,15 +32,15 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pbem.rules.phases.calamities import resolution as C
 from pbem.rules.board.losses import Assign, Loss
-from pbem.rules.phases.cities import cities_of
+from pbem.rules.board.ranking import in_ast_order
 from pbem.rules.core.events import Event
 from pbem.rules.core.prompt import Prompt
-from pbem.rules.board.ranking import in_ast_order
 from pbem.rules.core.rejection import Rejection
-from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.core.state import GameState
+from pbem.rules.phases.calamities import resolution as C
+from pbem.rules.phases.cities import cities_of
+from pbem.rules.ruleset.rulebook import ruleset_of
 
 VOLCANO = "Volcanic Eruption / Earthquake"
 FLOOD = "Flood"

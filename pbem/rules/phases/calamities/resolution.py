@@ -29,21 +29,26 @@ from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Any
 
-from pbem.rules.phases.calamities import barbarians as barbarians
 from pbem.rules.board import losses as L
-from pbem.rules.phases.calamities import nature as nature
-from pbem.rules.phases.calamities import war as W
 from pbem.rules.board.losses import Assign, Loss
-from pbem.rules.phases.cities import cities_of, reduction_candidates, reduction_tokens, support_shortfall
+from pbem.rules.board.ranking import cities_in_stock, in_ast_order
+from pbem.rules.board.support import (
+    disabled_tokens,
+    reduction_tokens,
+    revolt_tokens_placed,
+)
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
-from pbem.rules.ruleset.options import options_of
 from pbem.rules.core.phase import PhaseRules, phase_ended
 from pbem.rules.core.prompt import Prompt
-from pbem.rules.board.ranking import cities_in_stock, in_ast_order
 from pbem.rules.core.rejection import Rejection
-from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.core.state import GameState
+from pbem.rules.phases.calamities import barbarians as barbarians
+from pbem.rules.phases.calamities import nature as nature
+from pbem.rules.phases.calamities import war as W
+from pbem.rules.phases.cities import cities_of, reduction_candidates, support_shortfall
+from pbem.rules.ruleset.options import options_of
+from pbem.rules.ruleset.rulebook import ruleset_of
 
 SELECTION = "calamity-selection"
 RESOLUTION = "calamity-resolution"
@@ -450,19 +455,6 @@ def _piracy(state: GameState, cal: Calamity, index: int) -> Stage | None:
     return None
 
 
-def disabled_tokens(state: GameState, nation: str) -> int:
-    """Tokens of the nation a Slave Revolt keeps from supporting cities (D-10 model).
-
-    Usable = max(0, tokens on the board not placed by his own reductions since
-    the revolt - D) + tokens so placed; so the disabled count is
-    min(D, tokens on the board - tokens so placed).
-    """
-    for victim, disabled, placed in state.slave_revolts:
-        if victim == nation:
-            return min(disabled, max(0, state.tokens_on_board(nation) - placed))
-    return 0
-
-
 def _slave_revolt(state: GameState, cal: Calamity, index: int) -> Stage | Event | None:
     name, victim, _ = cal
     if index == 0:
@@ -614,12 +606,6 @@ def apply_struck(state: GameState, data: dict[str, Any]) -> GameState:
             state = state.with_area(c["area"], replace(area, city=None))
     struck = state.filed.set("struck", tuple(c["area"] for c in data["cities"]))
     return replace(state, step=str(data.get("next", _index(state) + 1)), gained_this_turn=tuple(gained), filed=struck)
-
-
-def revolt_tokens_placed(state: GameState, nation: str, tokens: int) -> GameState:
-    """Tokens placed by reducing a Slave Revolt victim's own city count for support (§30.422)."""
-    revolts = tuple((v, d, p + tokens if v == nation else p) for v, d, p in state.slave_revolts)
-    return replace(state, slave_revolts=revolts)
 
 
 def apply_revolted(state: GameState, data: dict[str, Any]) -> GameState:

@@ -36,13 +36,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pbem.rules.phases.cities import cities_of
+from pbem.rules.board.ranking import beneficiary_ranking, cities_in_stock
 from pbem.rules.core.events import Event
 from pbem.rules.core.prompt import Prompt
-from pbem.rules.board.ranking import beneficiary_ranking, cities_in_stock
 from pbem.rules.core.rejection import Rejection
-from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.core.state import GameState
+from pbem.rules.phases.cities import cities_of
+from pbem.rules.ruleset.rulebook import ruleset_of
 
 NAME = "Civil War"
 CITY_POINTS = 5
