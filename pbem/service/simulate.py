@@ -15,8 +15,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from pbem.rules import engine as rules
+from pbem.rules.board.stacks import cards_not_conserved
 from pbem.rules.invariants import broken_invariants
-from pbem.rules.phases.trade_cards import cards_not_conserved
 from pbem.store.database import ensure_schema, make_engine
 from pbem.store.unit_of_work import UnitOfWork
 

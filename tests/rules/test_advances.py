@@ -8,6 +8,7 @@ import pytest
 
 from pbem.orders.language import Actor, parse_orders
 from pbem.rules import engine as E
+from pbem.rules.board.commodities import sets_value
 from pbem.rules.core.commands import PassDeadline
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.rejection import Rejection
@@ -19,7 +20,6 @@ from pbem.rules.phases.advances import (
     buyable,
     default_discards,
     price,
-    sets_value,
 )
 from pbem.rules.ruleset.rulebook import ruleset_of
 

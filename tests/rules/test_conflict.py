@@ -11,17 +11,13 @@ import pytest
 
 from pbem.orders.language import Actor, parse_orders
 from pbem.rules import engine as E
+from pbem.rules.board.battle import removal_steps
 from pbem.rules.core.commands import PassDeadline
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.engine import describe_event
 from pbem.rules.invariants import broken_invariants
-from pbem.rules.phases.conflict import (
-    ChooseCityOrder,
-    ChooseDeferral,
-    ChooseSpoils,
-    removal_steps,
-)
+from pbem.rules.phases.conflict import ChooseCityOrder, ChooseDeferral, ChooseSpoils
 
 from .casefile import play, position
 

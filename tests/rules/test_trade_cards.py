@@ -9,17 +9,13 @@ import pytest
 
 from pbem.orders.language import Actor, parse_orders
 from pbem.rules import engine as E
+from pbem.rules.board.stacks import cards_not_conserved, restack
 from pbem.rules.core.commands import PassDeadline
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.frozen import FrozenMap
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.engine import describe_event
-from pbem.rules.phases.trade_cards import (
-    BuyTradeCards,
-    cards_not_conserved,
-    restack,
-    set_up_stacks,
-)
+from pbem.rules.phases.trade_cards import BuyTradeCards, set_up_stacks
 from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.view import view
 

@@ -36,7 +36,14 @@ from dataclasses import dataclass, replace
 from itertools import product
 from typing import Any
 
+from pbem.rules.board.commodities import (
+    commodity_counts,
+    commodity_kinds,
+    mining_commodities,
+    sets_value,
+)
 from pbem.rules.board.ranking import in_ast_order
+from pbem.rules.board.stacks import return_cards
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.core.phase import PhaseRules, acting_nation, phase_ended
@@ -78,48 +85,6 @@ class DiscardCards:
 
 
 # -- the rules as numbers -------------------------------------------------------------------
-
-
-def _commodities(state: GameState) -> dict[str, Any]:
-    return {c.name: c for s in ruleset_of(state).stacks for c in s.commodities}
-
-
-def commodity_counts(state: GameState, nation: str) -> dict[str, int]:
-    """Commodity name -> cards of it in the nation's hand (calamities are not money)."""
-    known = _commodities(state)
-    out: dict[str, int] = {}
-    for card in state.nations[nation].hand:
-        if card in known:
-            out[card] = out.get(card, 0) + 1
-    return dict(sorted(out.items()))
-
-
-def mining_commodities(state: GameState, nation: str) -> tuple[str, ...]:
-    """Commodities Mining may enlarge for this nation now (empty: no Mining, or used this turn)."""
-    n = state.nations[nation]
-    if n.mining_used_turn == state.turn and state.turn:
-        return ()
-    cards = ruleset_of(state).civ_cards
-    out: list[str] = []
-    for held in n.civ_cards:
-        if held in cards:
-            for effect in cards[held].effects_of("set-value-bonus"):
-                out.extend(effect.get("commodities", ()))
-    return tuple(out)
-
-
-def sets_value(state: GameState, sets: dict[str, int], mining: tuple[str, ...] = ()) -> tuple[int, str | None]:
-    """(value, the commodity Mining enlarged or None): n² × face value per set (§28.51), Mining once (§28.53)."""
-    known = _commodities(state)
-    plain = {name: known[name].set_value(n) for name, n in sets.items() if n}
-    total = sum(plain.values())
-    best, boosted = 0, None
-    for name, n in sorted(sets.items()):
-        if n and name in mining:
-            gain = known[name].set_value(n + 1) - plain[name]
-            if gain > best:
-                best, boosted = gain, name
-    return total + best, boosted
 
 
 def buyable(state: GameState, nation: str) -> list[str]:
@@ -197,7 +162,7 @@ def _greedy_payment(
     state: GameState, held: dict[str, int], treasury: int, mining: tuple[str, ...], due: int
 ) -> tuple[dict[str, int], int] | None:
     """For very varied hands: whole sets from the least valuable up until treasury can make up the rest."""
-    known = _commodities(state)
+    known = commodity_kinds(state)
     sets: dict[str, int] = {}
     for name in sorted(held, key=lambda n: (known[n].set_value(held[n]), n)):
         if sets_value(state, sets, mining)[0] + treasury >= due:
@@ -253,7 +218,7 @@ def _hand_text(state: GameState, nation: str) -> str:
     held = commodity_counts(state, nation)
     if not held:
         return "no commodity cards"
-    known = _commodities(state)
+    known = commodity_kinds(state)
     return ", ".join(f"{n} ×{c} (worth {known[n].set_value(c)})" for n, c in held.items())
 
 
@@ -300,7 +265,7 @@ def _advance_prompt(state: GameState, nation: str) -> Prompt:
 
 def default_discards(state: GameState, nation: str) -> dict[str, int]:
     """The lowest face values go first (ties: by name) until the hand is at the limit."""
-    known = _commodities(state)
+    known = commodity_kinds(state)
     cards = sorted(
         (c for c in state.nations[nation].hand if c in known), key=lambda c: (known[c].value, c)
     )[: over_limit(state, nation)]
@@ -317,7 +282,7 @@ def _discard_line(cards: dict[str, int]) -> str:
 def _discard_choices(state: GameState, nation: str) -> list[str]:
     excess = over_limit(state, nation)
     held = commodity_counts(state, nation)
-    known = _commodities(state)
+    known = commodity_kinds(state)
     lines = [_discard_line(default_discards(state, nation))]
     # the same number of cards taken from the highest values instead, and from each type first
     highest = sorted((c for c in state.nations[nation].hand if c in known), key=lambda c: (-known[c].value, c))[:excess]
@@ -387,15 +352,6 @@ def apply_revealed(state: GameState, data: dict[str, Any]) -> GameState:
     return replace(state, step="buy")
 
 
-def _return_cards(state: GameState, cards: list[str]) -> GameState:
-    rules = ruleset_of(state)
-    returned = state.returned
-    for card in cards:
-        number = rules.stack_of(card).number
-        returned = returned.set(number, tuple(returned.get(number, ())) + (card,))
-    return replace(state, returned=returned)
-
-
 def _take_from_hand(hand: tuple[str, ...], cards: dict[str, int]) -> tuple[tuple[str, ...], list[str]]:
     left = dict(cards)
     kept, gone = [], []
@@ -424,7 +380,7 @@ def apply_bought(state: GameState, data: dict[str, Any]) -> GameState:
         stock=n.stock + data["treasury"],
         mining_used_turn=state.turn if data.get("mining") else n.mining_used_turn,
     )
-    return _return_cards(state.with_nation(n), gone)
+    return return_cards(state.with_nation(n), gone)
 
 
 def apply_purchases_done(state: GameState, data: dict[str, Any]) -> GameState:
@@ -440,7 +396,7 @@ def apply_discarded(state: GameState, data: dict[str, Any]) -> GameState:
     hand, gone = _take_from_hand(n.hand, data["cards"])
     state = state.with_nation(replace(n, hand=hand))
     state = replace(state, filed=state.filed.set(f"discard:{nation}", (1,)))
-    return _return_cards(state, gone)
+    return return_cards(state, gone)
 
 
 def apply_limited(state: GameState, data: dict[str, Any]) -> GameState:
@@ -487,7 +443,7 @@ def check_purchase(state: GameState, nation: str, command: BuyAdvances) -> dict[
             pay[name] = pay.get(name, 0) + count
         held = commodity_counts(state, nation)
         for name, count in pay.items():
-            if name not in _commodities(state):
+            if name not in commodity_kinds(state):
                 raise Rejection(f"{name}: only commodity cards pay for civilization cards, not calamities", "§31")
             if count < 1:
                 raise Rejection(f"{name}: say how many cards (at least 1)")

@@ -10,7 +10,7 @@
        civilization cards at least the printed number (§33.2); if not, it is
        held where it is (frozen, §33.3). The finish square is a Late-Iron
        space with no printed number unless the data gives one.
-13b. Returned cards go under their stacks (`trade_cards.restack`, D-22).
+13b. Returned cards go under their stacks (`board.stacks.restack`, D-22).
 13c. If any marker stands on the finish square, the game ends with this turn
      (§34). Scores (§35, fact sheet §2.15): civilization cards' face value +
      commodity cards in hand (set values; Mining's bonus if not used to buy
@@ -28,12 +28,17 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from pbem.rules.board.commodities import (
+    commodity_counts,
+    mining_commodities,
+    sets_value,
+)
 from pbem.rules.board.ranking import ast_rank, in_ast_order
+from pbem.rules.board.stacks import apply_restacked, restack, tell_restacked
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.core.phase import PhaseRules, phase_ended
 from pbem.rules.core.state import GameState
-from pbem.rules.phases.advances import commodity_counts, mining_commodities, sets_value
 from pbem.rules.ruleset.options import options_of
 from pbem.rules.ruleset.rulebook import ruleset_of
 
@@ -176,10 +181,6 @@ def settle(state: GameState, draws: Draws) -> list[Event]:
                 return [move(state, nation)]
         return [Event("AstMarkersMoved", {}, ("seed 003: 13", "§33.1"))]
     if state.step == "moved":
-        from pbem.rules.phases.trade_cards import (
-            restack,  # 13b belongs to the trade-card module
-        )
-
         end = _game_end(state)  # restacking changes no score: the check may use the state before it
         return [*restack(state, draws), *(end or [phase_ended(PHASE, END_CITES[:2])])]
     return []
@@ -249,6 +250,7 @@ RULES = PhaseRules(
         "AstHeld": apply_held,
         "AstMarkersMoved": apply_markers_moved,
         "GameEnded": apply_ended,
+        "CardsRestacked": apply_restacked,
     },
     settle=settle,
     narrate={
@@ -257,5 +259,6 @@ RULES = PhaseRules(
         "AstMovedBack": _tell_back,
         "AstMarkersMoved": lambda s, e, v: None,
         "GameEnded": _tell_ended,
+        "CardsRestacked": tell_restacked,
     },
 )

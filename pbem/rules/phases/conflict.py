@@ -44,6 +44,17 @@ from dataclasses import dataclass, replace
 from itertools import permutations
 from typing import Any
 
+from pbem.rules.board.battle import (
+    PIRATES,
+    area_limit,
+    city_defenders_due,
+    engineering_involved,
+    fight_removals,
+    holds,
+    in_conflict,
+    party_of_city,
+    threshold,
+)
 from pbem.rules.board.ranking import BARBARIANS, ast_rank
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
@@ -55,7 +66,6 @@ from pbem.rules.ruleset.options import options_of
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 PHASE = "conflict"
-PIRATES = "Pirates"
 STAGES = ("fight", "sweep", "spoils")
 
 FIGHT_CITES = ("seed 002: 4A", "R-3.1", "D-16", "D-17", "§24.2")
@@ -104,80 +114,14 @@ def _numbers(state: GameState) -> Any:
     return ruleset_of(state).numbers
 
 
-def _holds(state: GameState, party: str, card: str) -> bool:
-    return party in state.nations and card in state.nations[party].civ_cards
-
-
-def _party_of_city(city: str) -> str:
-    """The party that defends a city: its owner, or the Barbarians for a pirate city (seed 002: [The barbarians])."""
-    return BARBARIANS if city == PIRATES else city
-
-
 def _land(state: GameState, area: str) -> bool:
     return area in ruleset_of(state).areas
-
-
-def _limit(state: GameState, area: str) -> int:
-    return ruleset_of(state).areas[area].population_limit
-
-
-def _in_conflict(state: GameState, area: str) -> bool:
-    a = state.area(area)
-    if sum(1 for n in a.tokens.values() if n > 0) < 2:
-        return False
-    return a.city is not None or sum(a.tokens.values()) > _limit(state, area)
-
-
-def removal_steps(counts: dict[str, int], limit: int | None, late: set[str]) -> list[list[str]]:
-    """The removals of one token conflict (R-3.1): each step lists the parties removing one token together.
-
-    ``limit`` None means the area holds a city: only "one party left" ends the conflict.
-    ``late`` are the Metalworking holders, who remove after all non-holders in every round.
-    """
-    counts = {p: n for p, n in counts.items() if n > 0}
-    steps: list[list[str]] = []
-
-    def going() -> bool:
-        alive = [p for p, n in counts.items() if n > 0]
-        return len(alive) >= 2 and (limit is None or sum(counts.values()) > limit)
-
-    while going():
-        start = {p: n for p, n in counts.items() if n > 0}
-        for key in sorted({(p in late, n) for p, n in start.items()}):
-            if not going():
-                break
-            group = sorted(p for p, n in start.items() if (p in late, n) == key)
-            for p in group:
-                counts[p] -= 1
-            steps.append(group)
-    return steps
-
-
-def fight_removals(state: GameState, area: str, counts: dict[str, int], city_stands: bool) -> list[list[str]]:
-    """The removal steps of one token conflict among ``counts`` in ``area`` (R-3.1, D-16, D-17, §24.24).
-
-    Public so that fights outside phase 4 (the Barbarian Hordes of phase 9)
-    follow exactly the phase-4 rules: Metalworking holders remove last, and
-    while a city stands only "one party left" ends the conflict.
-    """
-    late = {p for p in counts if counts[p] > 0 and _holds(state, p, "Metalworking")}
-    return removal_steps(counts, None if city_stands else _limit(state, area), late)
-
-
-def city_attack_needed(state: GameState, attacker: str, city: str) -> int:
-    """Tokens ``attacker`` needs to take a city owned by ``city`` (7; Engineering 6 / 8, D-19, §24.35)."""
-    return _threshold(state, attacker, _party_of_city(city), "city_attack_tokens")
-
-
-def city_defenders_due(state: GameState, attacker: str, city: str) -> int:
-    """Tokens a city owned by ``city`` becomes when ``attacker`` takes it (6; Engineering 5 / 7, D-19, §24.35)."""
-    return _due(state, attacker, city)
 
 
 def _fight_event(state: GameState, area: str, in_attack: bool) -> Event:
     a = state.area(area)
     before = {p: n for p, n in a.tokens.items() if n > 0}
-    late = {p for p in before if _holds(state, p, "Metalworking")}
+    late = {p for p in before if holds(state, p, "Metalworking")}
     steps = fight_removals(state, area, before, a.city is not None)
     removed = {p: sum(1 for s in steps if p in s) for p in before}
     after = {p: before[p] - removed[p] for p in before}
@@ -189,21 +133,10 @@ def _fight_event(state: GameState, area: str, in_attack: bool) -> Event:
     if in_attack:
         cites += (STEP2,)
     data = {
-        "area": area, "limit": _limit(state, area), "city": a.city, "before": before, "after": after,
+        "area": area, "limit": area_limit(state, area), "city": a.city, "before": before, "after": after,
         "removed": removed, "steps": steps, "in_attack": in_attack,
     }
     return Event("TokenConflictResolved", data, cites)
-
-
-def _threshold(state: GameState, attacker: str, defender_party: str, key: str) -> int:
-    """7 to attack / 6 defenders by default; Engineering: 6 / 5 for the attacker, 8 / 7 against a holder (D-19)."""
-    base = _numbers(state)[key]
-    mine, theirs = _holds(state, attacker, "Engineering"), _holds(state, defender_party, "Engineering")
-    return base - 1 if mine and not theirs else base + 1 if theirs and not mine else base
-
-
-def _engineering_involved(state: GameState, attacker: str, defender: str) -> bool:
-    return _holds(state, attacker, "Engineering") or _holds(state, _party_of_city(defender), "Engineering")
 
 
 def _find_attacks(state: GameState) -> list[tuple[str, str, str]]:
@@ -212,7 +145,7 @@ def _find_attacks(state: GameState) -> list[tuple[str, str, str]]:
     for name, a in state.areas.items():
         if a.city is None or not _land(state, name):
             continue
-        parties = [p for p, n in a.tokens.items() if n > 0 and p != _party_of_city(a.city)]
+        parties = [p for p, n in a.tokens.items() if n > 0 and p != party_of_city(a.city)]
         if len(parties) == 1 and sum(1 for n in a.tokens.values() if n > 0) == 1:
             found.append((name, parties[0], a.city))
 
@@ -263,12 +196,8 @@ def _needs_order(state: GameState) -> str | None:
     return defender if sum(1 for q in _queue(state) if q[2] == defender) >= 2 else None
 
 
-def _due(state: GameState, attacker: str, defender: str) -> int:
-    return _threshold(state, attacker, _party_of_city(defender), "city_defence_tokens")
-
-
 def _short(state: GameState, attacker: str, defender: str) -> bool:
-    return defender in state.nations and state.nations[defender].stock < _due(state, attacker, defender)
+    return defender in state.nations and state.nations[defender].stock < city_defenders_due(state, attacker, defender)
 
 
 def _attacks_on(state: GameState, attacker: str, defender: str) -> bool:
@@ -311,7 +240,7 @@ def _spoils_parts(state: GameState, attacker: str, defender: str) -> tuple[bool,
 def _has_work(state: GameState, entry: tuple[str, str, str, str], stage: str) -> bool:
     area, attacker, defender, _ = entry
     if stage == "fight":
-        return _in_conflict(state, area)
+        return in_conflict(state, area)
     if stage == "sweep":
         return (defender == PIRATES and options_of(state).pirate_city_attack == "1991"
                 and state.area(area).tokens.get(BARBARIANS, 0) > 0)
@@ -447,14 +376,14 @@ def _board_line(state: GameState, area: str) -> str:
     a = state.area(area)
     parts = [f"{p} {n}" for p, n in a.tokens.items()]
     city = f"{a.city} city, " if a.city else ""
-    return f"{area} (limit {_limit(state, area)}): {city}{', '.join(parts) or 'no tokens'}"
+    return f"{area} (limit {area_limit(state, area)}): {city}{', '.join(parts) or 'no tokens'}"
 
 
 def _order_prompt(state: GameState, defender: str) -> Prompt:
     mine = [q for q in _queue(state) if q[2] == defender]
     areas = [q[0] for q in mine]
     situation = tuple(
-        f"{_board_line(state, q[0])}; attacked by {q[1]}, {_threshold(state, q[1], defender, 'city_attack_tokens')} needed."
+        f"{_board_line(state, q[0])}; attacked by {q[1]}, {threshold(state, q[1], defender, 'city_attack_tokens')} needed."
         for q in mine
     ) + (f"Your stock: {state.nations[defender].stock}.",)
     choices: tuple[str, ...] = ()
@@ -479,7 +408,7 @@ def _order_prompt(state: GameState, defender: str) -> Prompt:
 def _defer_prompt(state: GameState) -> Prompt:
     area, defender, candidates = _deferral_question(state)  # type: ignore[misc]
     attacker = _current(state)[1]  # type: ignore[index]
-    due = _due(state, attacker, defender)
+    due = city_defenders_due(state, attacker, defender)
     stock = state.nations[defender].stock
     first = candidates[0]
     return Prompt(
@@ -638,21 +567,21 @@ def defaults(state: GameState, prompt: Prompt) -> list[Event]:
 
 def _judge(state: GameState, area: str, attacker: str, defender: str) -> Event:
     tokens = state.area(area).tokens.get(attacker, 0)
-    needed = _threshold(state, attacker, _party_of_city(defender), "city_attack_tokens")
-    cites = ATTACK_CITES + (("§24.35",) if _engineering_involved(state, attacker, defender) else ())
+    needed = threshold(state, attacker, party_of_city(defender), "city_attack_tokens")
+    cites = ATTACK_CITES + (("§24.35",) if engineering_involved(state, attacker, defender) else ())
     if defender == PIRATES:
-        cites += PIRATE_CITES + (("Q-S11",) if _holds(state, attacker, "Engineering") else ())
+        cites += PIRATE_CITES + (("Q-S11",) if holds(state, attacker, "Engineering") else ())
     data = {"area": area, "attacker": attacker, "defender": defender, "tokens": tokens, "needed": needed}
     return Event("CityAttackSucceeded" if tokens >= needed else "CityAttackFailed", data, cites)
 
 
 def _replace_event(state: GameState, area: str, attacker: str, defender: str) -> Event:
-    due = _due(state, attacker, defender)
-    party = _party_of_city(defender)
+    due = city_defenders_due(state, attacker, defender)
+    party = party_of_city(defender)
     placed = due if party == BARBARIANS else min(due, state.nations[defender].stock) if defender in state.nations else 0
-    cites = (STEP1, "R-3.2", "D-19") + (("§24.35",) if _engineering_involved(state, attacker, defender) else ())
+    cites = (STEP1, "R-3.2", "D-19") + (("§24.35",) if engineering_involved(state, attacker, defender) else ())
     if defender == PIRATES:
-        cites += PIRATE_CITES + (("Q-S11",) if _holds(state, attacker, "Engineering") else ())
+        cites += PIRATE_CITES + (("Q-S11",) if holds(state, attacker, "Engineering") else ())
     if placed < due:
         cites += ("D-3",)
     data = {"area": area, "attacker": attacker, "defender": defender, "party": party, "due": due, "placed": placed}
@@ -676,7 +605,7 @@ def _spoils_event(state: GameState, draws: Draws, area: str, attacker: str, defe
 def settle(state: GameState, draws: Draws) -> list[Event]:
     if state.step == "":
         for area in state.areas:
-            if _land(state, area) and _in_conflict(state, area):
+            if _land(state, area) and in_conflict(state, area):
                 return [_fight_event(state, area, in_attack=False)]
         attacks = _find_attacks(state)
         if not attacks:

@@ -1,4 +1,4 @@
-"""Trade-card stacks: set-up (§15.2), phase 6 acquisition (§27) and 13b restacking.
+"""Trade-card stacks: set-up (§15.2) and phase 6 acquisition (§27).
 
 Phase 6 (seed 001: 6, 6A; Q-S3): before the first draw of the game the nine
 stacks are set up from the ruleset data (§15.2). Then, fewest cities first and
@@ -10,10 +10,8 @@ stack (9) at ``gold_ivory_price`` treasury each, with or without cities
 held (§27.4). Card names are secret: only the owner, the moderator and the
 auditor see them; the others see how many.
 
-`restack` is the 13b step (R-2.4, D-22, §29.7, §31.8), called by the
-A.S.T.-alteration phase: every card returned this turn goes under its stack,
-the tradable cards shuffled per stack, then the non-tradable calamity at the
-very bottom.
+The 13b step that puts returned cards back under the stacks belongs to the
+A.S.T.-alteration phase and lives in `board.stacks`.
 
 Under ``variant-no-trading=on`` none of this applies (NT-1): the phase is
 begun and waits, as the engine cannot play the money-card piles yet.
@@ -21,11 +19,14 @@ begun and waits, as the engine cannot play the money-card piles yet.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any
 
 from pbem.rules.board.ranking import ast_rank
+from pbem.rules.board.stacks import (
+    stacks_data,
+    stacks_from,
+)
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.core.frozen import FrozenMap
@@ -33,7 +34,6 @@ from pbem.rules.core.phase import PhaseRules, acting_nation, phase_ended, unplay
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
-from pbem.rules.ruleset.loader import Ruleset
 from pbem.rules.ruleset.options import options_of
 from pbem.rules.ruleset.rulebook import ruleset_of
 
@@ -51,41 +51,6 @@ class BuyTradeCards:
 
 
 # -- stacks -------------------------------------------------------------------------
-
-
-def _stacks_data(stacks: FrozenMap[int, tuple[str, ...]] | dict[int, Any]) -> dict[str, list[str]]:
-    return {str(n): list(cards) for n, cards in sorted(stacks.items())}
-
-
-def _stacks_from(data: dict[str, Any]) -> dict[int, tuple[str, ...]]:
-    return {int(n): tuple(cards) for n, cards in data.items()}
-
-
-def full_deck(ruleset: Ruleset) -> Counter[str]:
-    """Every trade card of the game by name (fact sheet §4: 126 cards)."""
-    deck: Counter[str] = Counter()
-    for stack in ruleset.stacks:
-        deck.update({c.name: c.copies for c in stack.commodities})
-        deck.update(c for c in (stack.non_tradable_calamity, stack.tradable_calamity) if c)
-    return deck
-
-
-def cards_not_conserved(state: GameState) -> list[str]:
-    """Once the stacks are set up from the data, every card is in a stack, a hand, a calamity being resolved or waiting for 13b.
-
-    Meant for whole games (bot games, replays); hand-made test positions with a
-    few cards in the stacks do not hold the whole deck.
-    """
-    if not state.stacks:
-        return []
-    seen: Counter[str] = Counter()
-    for cards in (*state.stacks.values(), *state.returned.values(), *(n.hand for n in state.nations.values())):
-        seen.update(cards)
-    seen.update(c[0] for c in state.calamities)
-    deck = full_deck(ruleset_of(state))
-    if seen == deck:
-        return []
-    return [f"trade cards not conserved: missing {dict(deck - seen)}, extra {dict(seen - deck)}"]
 
 
 def set_up_stacks(state: GameState, draws: Draws) -> Event:
@@ -110,42 +75,11 @@ def set_up_stacks(state: GameState, draws: Draws) -> Event:
                 cards.append(stack.non_tradable_calamity)
         stacks[stack.number] = cards
     cites = ("seed 001: 6 [IMPORTANT]", "§15.2")
-    return Event("StacksSetUp", {"players": players, "stacks": _stacks_data(stacks)}, cites)
+    return Event("StacksSetUp", {"players": players, "stacks": stacks_data(stacks)}, cites)
 
 
 def apply_stacks_set_up(state: GameState, data: dict[str, Any]) -> GameState:
-    return replace(state, stacks=FrozenMap(_stacks_from(data["stacks"])))
-
-
-def restack(state: GameState, draws: Draws) -> list[Event]:
-    """13b: put every returned card under its stack (R-2.4, D-22, §29.7, §31.8).
-
-    Per stack, the returned commodities and tradable calamities are shuffled and
-    put under the stack, then the stack's non-tradable calamity (if it was
-    returned) at the very bottom. Returns [] when nothing was returned.
-    """
-    if not any(state.returned.values()):
-        return []
-    ruleset = ruleset_of(state)
-    result: dict[int, tuple[str, ...]] = {}
-    returned: dict[str, list[str]] = {}
-    for number, cards in sorted(state.returned.items()):
-        if not cards:
-            continue
-        non_tradable = ruleset.stacks[number - 1].non_tradable_calamity if 0 < number <= len(ruleset.stacks) else None
-        bottom = [c for c in cards if c == non_tradable]
-        tradable = draws.shuffle([c for c in cards if c != non_tradable], f"{state.version}:restack:{number}")
-        result[number] = tuple(state.stacks.get(number, ())) + tuple(tradable) + tuple(bottom)
-        returned[str(number)] = list(cards)
-    data = {"returned": returned, "stacks": _stacks_data(result)}
-    return [Event("CardsRestacked", data, ("R-2.4", "D-22", "§29.7", "§31.8"))]
-
-
-def apply_restacked(state: GameState, data: dict[str, Any]) -> GameState:
-    stacks = state.stacks
-    for number, cards in _stacks_from(data["stacks"]).items():
-        stacks = stacks.set(number, cards)
-    return replace(state, stacks=stacks, returned=FrozenMap())
+    return replace(state, stacks=FrozenMap(stacks_from(data["stacks"])))
 
 
 # -- order of play -----------------------------------------------------------------
@@ -340,7 +274,7 @@ def _plural(count: int) -> str:
 
 
 def _tell_set_up(state: GameState, event: Event, viewer: str) -> str:
-    sizes = ", ".join(f"{n}: {len(c)}" for n, c in sorted(_stacks_from(event.data["stacks"]).items()))
+    sizes = ", ".join(f"{n}: {len(c)}" for n, c in sorted(stacks_from(event.data["stacks"]).items()))
     return f"The trade-card stacks were shuffled and set up (cards per stack {sizes})."
 
 
@@ -364,11 +298,6 @@ def _tell_bought(state: GameState, event: Event, viewer: str) -> str:
     return text + "."
 
 
-def _tell_restacked(state: GameState, event: Event, viewer: str) -> str:
-    counts = ", ".join(f"{len(c)} under stack {n}" for n, c in sorted(_stacks_from(event.data["returned"]).items()))
-    return f"Returned trade cards were shuffled and put under their stacks: {counts}."
-
-
 RULES = PhaseRules(
     name=PHASE,
     apply={
@@ -376,7 +305,6 @@ RULES = PhaseRules(
         "TradeCardDrawBegan": apply_drawing_begun,
         "TradeCardsDrawn": apply_drawn,
         "TradeCardsBought": apply_bought,
-        "CardsRestacked": apply_restacked,
     },
     decide={BuyTradeCards: decide_buy},
     pending=pending,
@@ -390,6 +318,5 @@ RULES = PhaseRules(
         "TradeCardDrawBegan": lambda s, e, v: "Trade cards are drawn in this order: " + ", ".join(e.data["order"]) + ".",
         "TradeCardsDrawn": _tell_drawn,
         "TradeCardsBought": _tell_bought,
-        "CardsRestacked": _tell_restacked,
     },
 )

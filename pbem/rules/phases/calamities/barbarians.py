@@ -74,16 +74,20 @@ from collections import deque
 from dataclasses import dataclass, replace
 from typing import Any
 
+from pbem.rules.board.battle import (
+    PIRATES,
+    city_attack_needed,
+    city_defenders_due,
+    fight_removals,
+)
 from pbem.rules.board.ranking import BARBARIANS, beneficiary_ranking
 from pbem.rules.core.events import Event
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
-from pbem.rules.phases import conflict as conflict
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 NAME = "Barbarian Hordes"
-PIRATES = "Pirates"
 CITY_POINTS = 5
 CITES = ("seed 003: 9", "§30.52", "fact sheet §2.12")
 FIGHT_CITES = ("§30.5212", "seed 002: [The barbarians]", "R-3.1", "D-16", "D-17")
@@ -162,7 +166,7 @@ def _conflict(state: GameState, area: str, tokens: dict[str, int], city: str | N
 
 
 def _fight(state: GameState, area: str, tokens: dict[str, int], city: str | None) -> dict[str, int]:
-    steps = conflict.fight_removals(state, area, _live(tokens), city is not None)
+    steps = fight_removals(state, area, _live(tokens), city is not None)
     out = dict(tokens)
     for step in steps:
         for party in step:
@@ -189,10 +193,10 @@ def clash(state: GameState, area: str, arriving: int, victim: str) -> dict[str, 
     attack: dict[str, Any] | None = None
     if city in state.nations and set(_live(tokens)) == {BARBARIANS}:
         owner = city
-        needed = conflict.city_attack_needed(state, BARBARIANS, owner)
+        needed = city_attack_needed(state, BARBARIANS, owner)
         attack = {"owner": owner, "tokens": tokens[BARBARIANS], "needed": needed, "succeeded": tokens[BARBARIANS] >= needed}
         if attack["succeeded"]:
-            due = conflict.city_defenders_due(state, BARBARIANS, owner)
+            due = city_defenders_due(state, BARBARIANS, owner)
             stock = state.nations[owner].stock + before.get(owner, 0) - tokens.get(owner, 0)
             placed = min(due, stock)
             attack.update(due=due, placed=placed)

@@ -30,8 +30,10 @@ from itertools import combinations
 from typing import Any
 
 from pbem.rules.board import losses as L
+from pbem.rules.board.battle import PIRATES
 from pbem.rules.board.losses import Assign, Loss
 from pbem.rules.board.ranking import cities_in_stock, in_ast_order
+from pbem.rules.board.stacks import return_cards
 from pbem.rules.board.support import (
     disabled_tokens,
     reduction_tokens,
@@ -119,15 +121,6 @@ def _over_limit(state: GameState) -> str | None:
     return None
 
 
-def _return_cards(state: GameState, cards: list[str]) -> GameState:
-    rules = ruleset_of(state)
-    returned = state.returned
-    for card in cards:
-        number = rules.stack_of(card).number
-        returned = returned.set(number, returned.get(number, ()) + (card,))
-    return replace(state, returned=returned)
-
-
 def apply_revealed(state: GameState, data: dict[str, Any]) -> GameState:
     for c in data["calamities"]:
         n = state.nations[c["victim"]]
@@ -141,7 +134,7 @@ def apply_revealed(state: GameState, data: dict[str, Any]) -> GameState:
 def apply_limited(state: GameState, data: dict[str, Any]) -> GameState:
     gone = set(data["returned"])
     left = tuple(c for c in state.calamities if not (c[1] == data["victim"] and c[0] in gone))
-    return _return_cards(replace(state, calamities=left), data["returned"])
+    return return_cards(replace(state, calamities=left), data["returned"])
 
 
 def settle_selection(state: GameState, draws: Draws) -> list[Event]:
@@ -405,7 +398,6 @@ def _treachery(state: GameState, cal: Calamity, index: int) -> Stage | None:
     )
 
 
-PIRATES = "Pirates"
 
 
 def _coastal_cities(state: GameState, nation: str) -> tuple[str, ...]:
@@ -618,7 +610,7 @@ def apply_resolved(state: GameState, data: dict[str, Any]) -> GameState:
     for key in nature.FILED + barbarians.FILED:
         filed = filed.without(key)
     state = replace(state, calamities=state.calamities[1:], step="", filed=filed)
-    return _return_cards(state, [data["calamity"]])
+    return return_cards(state, [data["calamity"]])
 
 
 def _struck_cites(cal: Calamity, stage: Stage) -> tuple[str, ...]:

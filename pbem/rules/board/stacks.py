@@ -1,0 +1,101 @@
+"""The trade-card stacks between turns: cards returned during a turn, and 13b restacking.
+
+Cards leave the game's hands in several phases (spent on civilization cards,
+discarded over the hand limit, calamities once resolved) and wait in
+``state.returned`` until 13b puts them under their stacks (R-2.4, D-22,
+§29.7, §31.8). Every card is always in exactly one place: a stack, a hand, a
+calamity being resolved, or waiting for 13b (`cards_not_conserved`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+from typing import Any
+
+from pbem.rules.core.draws import Draws
+from pbem.rules.core.events import Event
+from pbem.rules.core.frozen import FrozenMap
+from pbem.rules.core.state import GameState
+from pbem.rules.ruleset.loader import Ruleset
+from pbem.rules.ruleset.rulebook import ruleset_of
+
+
+def return_cards(state: GameState, cards: list[str]) -> GameState:
+    rules = ruleset_of(state)
+    returned = state.returned
+    for card in cards:
+        number = rules.stack_of(card).number
+        returned = returned.set(number, tuple(returned.get(number, ())) + (card,))
+    return replace(state, returned=returned)
+
+
+def stacks_data(stacks: FrozenMap[int, tuple[str, ...]] | dict[int, Any]) -> dict[str, list[str]]:
+    return {str(n): list(cards) for n, cards in sorted(stacks.items())}
+
+
+def stacks_from(data: dict[str, Any]) -> dict[int, tuple[str, ...]]:
+    return {int(n): tuple(cards) for n, cards in data.items()}
+
+
+def full_deck(ruleset: Ruleset) -> Counter[str]:
+    """Every trade card of the game by name (fact sheet §4: 126 cards)."""
+    deck: Counter[str] = Counter()
+    for stack in ruleset.stacks:
+        deck.update({c.name: c.copies for c in stack.commodities})
+        deck.update(c for c in (stack.non_tradable_calamity, stack.tradable_calamity) if c)
+    return deck
+
+
+def cards_not_conserved(state: GameState) -> list[str]:
+    """Once the stacks are set up from the data, every card is in a stack, a hand, a calamity being resolved or waiting for 13b.
+
+    Meant for whole games (bot games, replays); hand-made test positions with a
+    few cards in the stacks do not hold the whole deck.
+    """
+    if not state.stacks:
+        return []
+    seen: Counter[str] = Counter()
+    for cards in (*state.stacks.values(), *state.returned.values(), *(n.hand for n in state.nations.values())):
+        seen.update(cards)
+    seen.update(c[0] for c in state.calamities)
+    deck = full_deck(ruleset_of(state))
+    if seen == deck:
+        return []
+    return [f"trade cards not conserved: missing {dict(deck - seen)}, extra {dict(seen - deck)}"]
+
+
+def restack(state: GameState, draws: Draws) -> list[Event]:
+    """13b: put every returned card under its stack (R-2.4, D-22, §29.7, §31.8).
+
+    Per stack, the returned commodities and tradable calamities are shuffled and
+    put under the stack, then the stack's non-tradable calamity (if it was
+    returned) at the very bottom. Returns [] when nothing was returned.
+    """
+    if not any(state.returned.values()):
+        return []
+    ruleset = ruleset_of(state)
+    result: dict[int, tuple[str, ...]] = {}
+    returned: dict[str, list[str]] = {}
+    for number, cards in sorted(state.returned.items()):
+        if not cards:
+            continue
+        non_tradable = ruleset.stacks[number - 1].non_tradable_calamity if 0 < number <= len(ruleset.stacks) else None
+        bottom = [c for c in cards if c == non_tradable]
+        tradable = draws.shuffle([c for c in cards if c != non_tradable], f"{state.version}:restack:{number}")
+        result[number] = tuple(state.stacks.get(number, ())) + tuple(tradable) + tuple(bottom)
+        returned[str(number)] = list(cards)
+    data = {"returned": returned, "stacks": stacks_data(result)}
+    return [Event("CardsRestacked", data, ("R-2.4", "D-22", "§29.7", "§31.8"))]
+
+
+def apply_restacked(state: GameState, data: dict[str, Any]) -> GameState:
+    stacks = state.stacks
+    for number, cards in stacks_from(data["stacks"]).items():
+        stacks = stacks.set(number, cards)
+    return replace(state, stacks=stacks, returned=FrozenMap())
+
+
+def tell_restacked(state: GameState, event: Event, viewer: str) -> str:
+    counts = ", ".join(f"{len(c)} under stack {n}" for n, c in sorted(stacks_from(event.data["returned"]).items()))
+    return f"Returned trade cards were shuffled and put under their stacks: {counts}."
