@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from pbem.rules.core.state import GameState
-from pbem.rules.phases.calamities.resolution import GiveLosses, LoseUnits, PickCities
+from pbem.rules.phases.calamities.choosing import GiveLosses, LoseUnits, PickCities
 from pbem.rules.phases.monotheism import Convert
 
 from .grammar import Actor, LineError, Parser, area, areas, count, name, player_of

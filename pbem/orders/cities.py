@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 
+from pbem.rules.board.support import ReduceCity
 from pbem.rules.core.state import GameState
-from pbem.rules.phases.cities import AS_NEEDED, BuildCities, FinishOrders, ReduceCity
+from pbem.rules.phases.cities import AS_NEEDED, BuildCities, FinishOrders
 
 from .grammar import Actor, LineError, Parser, area, areas, player_of
 

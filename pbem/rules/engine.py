@@ -35,7 +35,7 @@ from pbem.rules.phases import (
     trade,
     trade_cards,
 )
-from pbem.rules.phases.calamities import resolution as calamities
+from pbem.rules.phases.calamities import resolution, selection
 from pbem.rules.ruleset.options import options_of
 
 ENGINE_VERSION = "0.2.0"
@@ -54,8 +54,8 @@ PHASES: dict[str, PhaseRules] = {
         cities.RULES,
         trade_cards.RULES,
         trade.RULES,
-        calamities.SELECTION_RULES,
-        calamities.RESOLUTION_RULES,
+        selection.RULES,
+        resolution.RULES,
         monotheism.RULES,
         surplus.RULES,
         advances.RULES,

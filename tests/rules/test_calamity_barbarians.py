@@ -13,7 +13,7 @@ from pbem.rules.core.rejection import Rejection
 from pbem.rules.engine import describe_event
 from pbem.rules.invariants import broken_invariants
 from pbem.rules.phases.calamities import barbarians as B
-from pbem.rules.phases.calamities.resolution import PickCities
+from pbem.rules.phases.calamities.choosing import PickCities
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 from .botplay import resolve_by_bots

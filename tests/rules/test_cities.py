@@ -11,21 +11,19 @@ from hypothesis import strategies as st
 
 from pbem.orders.language import Actor, parse_orders
 from pbem.rules import engine as E
+from pbem.rules.board.support import (
+    ReduceCity,
+    reduction_candidates,
+    support_shortfall,
+    surplus,
+)
 from pbem.rules.core.commands import PassDeadline
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.core.frozen import FrozenMap
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.engine import describe_event
-from pbem.rules.phases.cities import (
-    AS_NEEDED,
-    BuildCities,
-    FinishOrders,
-    ReduceCity,
-    reduction_candidates,
-    support_shortfall,
-    surplus,
-)
+from pbem.rules.phases.cities import AS_NEEDED, BuildCities, FinishOrders
 from pbem.rules.ruleset.loader import PACKAGED_DATA
 
 from .casefile import position, within_phase

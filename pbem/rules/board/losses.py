@@ -18,9 +18,8 @@ from dataclasses import dataclass
 from itertools import combinations, product
 from typing import Any
 
-from pbem.rules.board.support import reduction_tokens
+from pbem.rules.board.support import cities_of, reduction_tokens
 from pbem.rules.core.state import GameState
-from pbem.rules.phases.cities import cities_of
 
 CITY_POINTS = 5
 Item = tuple[str, str, int]

@@ -85,6 +85,7 @@ from pbem.rules.core.events import Event
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
+from pbem.rules.phases.calamities.choosing import CalamityFamily, PickCities, quantity
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 NAME = "Barbarian Hordes"
@@ -94,13 +95,6 @@ FIGHT_CITES = ("§30.5212", "seed 002: [The barbarians]", "R-3.1", "D-16", "D-17
 ATTACK_CITES = ("seed 002: 4B", "R-3.2", "D-19")
 TIE_CITES = ("§30.5251", "D-1", "Q-S6")
 Calamity = tuple[str, str, "str | None"]
-
-
-def _c() -> Any:
-    """The phase module, imported late: it imports this one."""
-    from pbem.rules.phases.calamities import resolution as calamities
-
-    return calamities
 
 
 # -- the board as the Barbarians see it ---------------------------------------------------------
@@ -272,7 +266,7 @@ def _placement(state: GameState, cal: Calamity) -> Any:
     starts = _start_areas(state, victim)
     if not starts:
         return Event("BarbariansAverted", base | {"reason": "no-start-area"}, CITES + ("§30.5211",))
-    wanted = _c().quantity(state, victim, name, "primary", "barbarian_tokens", rules.calamities[name].primary["barbarian_tokens"])
+    wanted = quantity(state, victim, name, "primary", "barbarian_tokens", rules.calamities[name].primary["barbarian_tokens"])
     count = min(wanted, supply(state))
     if count <= 0:
         return Event("BarbariansAverted", base | {"reason": "no-supply"}, CITES + ("§30.5211",))
@@ -498,7 +492,7 @@ class RouteChoice:
         return [Event("BarbarianRouteChosen", data, CITES + TIE_CITES)]
 
     def default(self, state: GameState, cal: tuple, prompt: Prompt) -> list[Event]:
-        return self.decide_pick(state, cal, _c().PickCities(prompt.player_id, (self.options[0],)), True)
+        return self.decide_pick(state, cal, PickCities(prompt.player_id, (self.options[0],)), True)
 
 
 # -- apply ---------------------------------------------------------------------------------------
@@ -665,22 +659,25 @@ def _tell_chosen(state: GameState, event: Event, viewer: str) -> str:
     return f"Barbarian Hordes ({d['victim']}): {d['chooser']} {verb} {d['area']}{how} (tied: {', '.join(d['options'])})."
 
 
-NARRATE = {
-    "BarbariansAverted": lambda s, e, v: f"Barbarian Hordes ({e.data['victim']}): " + _AVERTED[e.data["reason"]].format(victim=e.data["victim"]) + ".",
-    "BarbariansAppear": _tell_appear,
-    "BarbariansMove": _tell_move,
-    "BarbariansHalt": _tell_halt,
-    "BarbarianRouteChosen": _tell_chosen,
-}
-APPLY = {
-    "BarbariansAverted": apply_averted,
-    "BarbariansAppear": apply_appear,
-    "BarbariansMove": apply_move,
-    "BarbariansHalt": apply_halt,
-    "BarbarianRouteChosen": apply_chosen,
-}
-INPUTS = {
-    "BarbarianRouteChosen": lambda s, d: _c().PickCities(s.nations[d["chooser"]].player_id, (d["area"],)),
-}
-#: What this calamity keeps in ``state.filed`` while it is resolved: the area and damage so far, and a tie's answer.
-FILED = ("barbarians", "barbarian-route")
+FAMILY = CalamityFamily(
+    resolvers={NAME: barbarian_hordes},
+    narrate={
+        "BarbariansAverted": lambda s, e, v: f"Barbarian Hordes ({e.data['victim']}): " + _AVERTED[e.data["reason"]].format(victim=e.data["victim"]) + ".",
+        "BarbariansAppear": _tell_appear,
+        "BarbariansMove": _tell_move,
+        "BarbariansHalt": _tell_halt,
+        "BarbarianRouteChosen": _tell_chosen,
+    },
+    apply={
+        "BarbariansAverted": apply_averted,
+        "BarbariansAppear": apply_appear,
+        "BarbariansMove": apply_move,
+        "BarbariansHalt": apply_halt,
+        "BarbarianRouteChosen": apply_chosen,
+    },
+    inputs={
+        "BarbarianRouteChosen": lambda s, d: PickCities(s.nations[d["chooser"]].player_id, (d["area"],)),
+    },
+    #: What this calamity keeps in ``state.filed`` while it is resolved: the area and damage so far, and a tie's answer.
+    filed=("barbarians", "barbarian-route"),
+)

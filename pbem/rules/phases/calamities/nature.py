@@ -34,12 +34,21 @@ from typing import Any
 
 from pbem.rules.board.losses import Assign, Loss
 from pbem.rules.board.ranking import in_ast_order
+from pbem.rules.board.support import cities_of
 from pbem.rules.core.events import Event
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
-from pbem.rules.phases.calamities import resolution as C
-from pbem.rules.phases.cities import cities_of
+from pbem.rules.phases.calamities.choosing import (
+    CalamityFamily,
+    PickCities,
+    Stage,
+    assigned_shares,
+    coastal_cities,
+    immune,
+    quantity,
+)
+from pbem.rules.ruleset.loader import Calamity
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 VOLCANO = "Volcanic Eruption / Earthquake"
@@ -97,7 +106,7 @@ def _quake_targets(state: GameState, victim: str, area: str) -> tuple[str, ...]:
     out = []
     for a in sorted(_neighbours(state, area)):
         owner = state.area(a).city if a in state.areas else None
-        if owner in state.nations and owner != victim and not C.immune(state, owner, VOLCANO, "secondary", "earthquake"):
+        if owner in state.nations and owner != victim and not immune(state, owner, VOLCANO, "secondary", "earthquake"):
             out.append(a)
     return tuple(out)
 
@@ -106,13 +115,13 @@ def _struck(state: GameState) -> tuple[str, ...]:
     return tuple(state.filed.get("struck", ()))  # type: ignore[arg-type]
 
 
-def volcano(state: GameState, cal: C.Calamity, index: int) -> C.Stage | None:
+def volcano(state: GameState, cal: Calamity, index: int) -> Stage | None:
     name, victim, _ = cal
     near = _near_volcano(state, victim)
     if index == 0 and near:
         best = max(_damage(state, v) for v in near)
         tied = [v for v in sorted(near) if _damage(state, v) == best]
-        return C.Stage(
+        return Stage(
             nation=victim,
             role="primary",
             chooser=victim,
@@ -132,7 +141,7 @@ def volcano(state: GameState, cal: C.Calamity, index: int) -> C.Stage | None:
             return None
         hurting = [a for a in mine if _quake_targets(state, victim, a)]
         reduce = downgraded(state, victim, name, "primary", "earthquake")
-        return C.Stage(
+        return Stage(
             nation=victim,
             role="primary",
             chooser=victim,
@@ -152,7 +161,7 @@ def volcano(state: GameState, cal: C.Calamity, index: int) -> C.Stage | None:
         targets = _quake_targets(state, victim, struck[0])
         if not targets:
             return None
-        return C.Stage(
+        return Stage(
             nation=victim,
             role="secondary",
             chooser=victim,
@@ -248,7 +257,7 @@ def _loss(state: GameState, nation: str, role: str, points: int, plain: str, que
     )
 
 
-def flood(state: GameState, cal: C.Calamity, index: int) -> Any:
+def flood(state: GameState, cal: Calamity, index: int) -> Any:
     name, victim, _ = cal
     spec = ruleset_of(state).calamities[name]
     plain = _plain(state)
@@ -260,11 +269,11 @@ def flood(state: GameState, cal: C.Calamity, index: int) -> Any:
             if len(tied) > 1:
                 return PlainChoice(victim, tuple(tied), best)
             return Event("FloodStruck", _flood_data(state, victim, tied[0]), ("seed 003: 9", "§30.51", "fact sheet §2.12"))
-        coastal = C._coastal_cities(state, victim)
+        coastal = coastal_cities(state, victim)
         if not coastal:
             return None
         reduce = downgraded(state, victim, name, "primary", "coastal-city")
-        return C.Stage(
+        return Stage(
             nation=victim,
             role="primary",
             chooser=victim,
@@ -281,7 +290,7 @@ def flood(state: GameState, cal: C.Calamity, index: int) -> Any:
     if plain is None:
         return None
     if index == 1:
-        points = C.quantity(state, victim, name, "primary", "unit_points", spec.primary["unit_points"])
+        points = quantity(state, victim, name, "primary", "unit_points", spec.primary["unit_points"])
         return _loss(state, victim, "primary", points, plain, f"Flood on the {plain} plain: you lose {points} unit points there (cities on black sites are safe).")
     if index == 2:
         total = spec.secondary["unit_points_total"]
@@ -294,17 +303,17 @@ def flood(state: GameState, cal: C.Calamity, index: int) -> Any:
             "at most what each has there; each then chooses which of his units there go."
         )
         return Assign(victim, total, caps, question, ("§30.51", "§29.61", "fact sheet §2.12"))
-    shares = C._assigned(state)
+    shares = assigned_shares(state)
     if index - 3 >= len(shares):
         return None
     nation, given = shares[index - 3]
-    points = C.quantity(state, nation, name, "secondary", "assigned_unit_points", given)
+    points = quantity(state, nation, name, "secondary", "assigned_unit_points", given)
     return _loss(state, nation, "secondary", points, plain, f"Flood: {victim} gave you {given} unit points to lose on the {plain} plain; you lose {points} there.")
 
 
 def _flood_data(state: GameState, victim: str, plain: str) -> dict[str, Any]:
     base = ruleset_of(state).calamities[FLOOD].primary["unit_points"]
-    points = C.quantity(state, victim, FLOOD, "primary", "unit_points", base)
+    points = quantity(state, victim, FLOOD, "primary", "unit_points", base)
     return {"calamity": FLOOD, "victim": victim, "plain": plain, "areas": list(_plain_areas(state, plain)), "points": points}
 
 
@@ -358,7 +367,7 @@ class PlainChoice:
         return [Event("FloodPlainChosen", data, ("seed 003: 9", "§30.51", "fact sheet §2.12"))]
 
     def default(self, state: GameState, cal: tuple, prompt: Prompt) -> list[Event]:
-        return self.decide_pick(state, cal, C.PickCities(prompt.player_id, (self._where(state, self.plains[0]),)), True)
+        return self.decide_pick(state, cal, PickCities(prompt.player_id, (self._where(state, self.plains[0]),)), True)
 
 
 def apply_flood(state: GameState, data: dict[str, Any]) -> GameState:
@@ -371,5 +380,11 @@ def tell_flood(state: GameState, event: Event, viewer: str) -> str:
     return f"Flood ({d['victim']}): the {d['plain']} plain{how} ({', '.join(d['areas'])}) floods; {d['victim']} loses up to {d['points']} unit points there."
 
 
-#: What these calamities keep in ``state.filed`` until the calamity is resolved.
-FILED = ("struck", "plain")
+FAMILY = CalamityFamily(
+    resolvers={"Volcanic Eruption / Earthquake": volcano, "Flood": flood},
+    apply={"FloodStruck": apply_flood, "FloodPlainChosen": apply_flood},
+    inputs={"FloodPlainChosen": lambda s, d: PickCities(s.nations[d["victim"]].player_id, (d["picked"],))},
+    narrate={"FloodStruck": tell_flood, "FloodPlainChosen": tell_flood},
+    #: What these calamities keep in ``state.filed`` until the calamity is resolved.
+    filed=("struck", "plain"),
+)

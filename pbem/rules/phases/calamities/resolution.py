@@ -1,22 +1,16 @@
-"""Phases 8 and 9: calamity selection and calamity resolution (seed 003: 8, 9).
+"""Phase 9: calamity resolution (seed 003: 9; §29.6, §30).
 
-Phase 8 (R-3.3, D-14, §29.2-29.5): every calamity card held is revealed and
-leaves its holder's hand. The holder is the primary victim; a tradable
-calamity that changed hands in phase 7 names its giver (Treachery's trader;
-never a secondary victim). A player who is primary victim of more than
-`primary-calamity-limit` calamities keeps that many, drawn at random; the
-others go to the returned cards with no effect.
-
-Phase 9 (§29.6, §30): the calamities are resolved one at a time in the
+The calamities revealed in phase 8 are resolved one at a time in the
 ruleset's order (ascending stack, non-tradable first). Each is a list of
 stages; a stage either strikes at once (no choice to make) or asks one
-player: PICK cities (Treachery, Superstition, Slave Revolt's support check,
-Civil Disorder, Iconoclasm & Heresy, Piracy), LOSE unit points or GIVE them
-to secondary victims (Famine, Epidemic; `calamity_losses`).
-Volcanic Eruption / Earthquake and Flood are in `calamity_nature`, Civil
-War in `calamity_war`, Barbarian Hordes in `calamity_barbarians`: every
-calamity of the packaged ruleset is resolved. Civilization cards change the
-numbers through the ruleset's calamity effects. A calamity with no resolver
+player: PICK cities, LOSE unit points or GIVE them to secondary victims, or
+a question of the calamity's own. This module plays the stages; the
+calamities themselves are in their families, gathered in `FAMILIES`:
+`unrest` (Superstition, Civil Disorder, Iconoclasm & Heresy, Slave Revolt),
+`seizure` (Treachery, Piracy), `plagues` (Famine, Epidemic), `nature`
+(Volcanic Eruption / Earthquake, Flood), `war` (Civil War) and `barbarians`
+(Barbarian Hordes). Civilization cards change the numbers through the
+ruleset's calamity effects (`choosing.quantity`). A calamity with no resolver
 (one a house ruleset, option `ruleset-data`, names and this engine does not
 know) is never skipped silently: the game waits at it, or, with the game
 option `unplayable-phases=skip`, records ``CalamityNotPlayable`` and returns it.
@@ -24,18 +18,15 @@ option `unplayable-phases=skip`, records ``CalamityNotPlayable`` and returns it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, replace
-from itertools import combinations
+from dataclasses import replace
 from typing import Any
 
 from pbem.rules.board import losses as L
 from pbem.rules.board.battle import PIRATES
 from pbem.rules.board.losses import Assign, Loss
-from pbem.rules.board.ranking import cities_in_stock, in_ast_order
+from pbem.rules.board.ranking import cities_in_stock
 from pbem.rules.board.stacks import return_cards
 from pbem.rules.board.support import (
-    disabled_tokens,
     reduction_tokens,
     revolt_tokens_placed,
 )
@@ -45,488 +36,36 @@ from pbem.rules.core.phase import PhaseRules, phase_ended
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
-from pbem.rules.phases.calamities import barbarians as barbarians
-from pbem.rules.phases.calamities import nature as nature
-from pbem.rules.phases.calamities import war as W
-from pbem.rules.phases.cities import cities_of, reduction_candidates, support_shortfall
-from pbem.rules.ruleset.options import options_of
-from pbem.rules.ruleset.rulebook import ruleset_of
-
-SELECTION = "calamity-selection"
-RESOLUTION = "calamity-resolution"
-MAX_CHOICES = 60
-Calamity = tuple[str, str, "str | None"]
-
-
-@dataclass(frozen=True)
-class LoseUnits:
-    """A victim's unit-point losses: (area, "tokens" | "city" | "reduce", count) items (LOSE ...)."""
-
-    player_id: int
-    items: tuple[tuple[str, str, int], ...]
-
-
-@dataclass(frozen=True)
-class GiveLosses:
-    """The primary victim's assignment of secondary unit points: (nation, points) shares (GIVE ...)."""
-
-    player_id: int
-    shares: tuple[tuple[str, int], ...]
-
-
-@dataclass(frozen=True)
-class PickCities:
-    """A player's choice of cities for the calamity being resolved (PICK <area>, <area> ...)."""
-
-    player_id: int
-    areas: tuple[str, ...]
-
-
-# -- phase 8: selection -------------------------------------------------------------------------
-
-
-def _giver(state: GameState, holder: str, calamity: str) -> str | None:
-    """Who last traded this calamity to its holder this turn (None: never traded to him)."""
-    giver = None
-    for receiver, card, given_by in state.calamity_givers:
-        if receiver == holder and card == calamity:
-            giver = given_by
-    return giver
-
-
-def _revealed(state: GameState) -> list[dict[str, Any]]:
-    rules = ruleset_of(state)
-    order = rules.calamity_order()
-    out = []
-    for name in order:
-        for nation in in_ast_order(state, state.nations):
-            if name in state.nations[nation].hand:
-                cal = rules.calamities[name]
-                giver = _giver(state, nation, name) if cal.tradable else None
-                out.append({"calamity": name, "victim": nation, "giver": giver, "stack": cal.stack})
-    return out
-
-
-def _limit(state: GameState) -> int | None:
-    return options_of(state).primary_calamity_limit
-
-
-def _over_limit(state: GameState) -> str | None:
-    limit = _limit(state)
-    if limit is None:
-        return None
-    for nation in in_ast_order(state, state.nations):
-        if sum(1 for _, victim, _ in state.calamities if victim == nation) > limit:
-            return nation
-    return None
-
-
-def apply_revealed(state: GameState, data: dict[str, Any]) -> GameState:
-    for c in data["calamities"]:
-        n = state.nations[c["victim"]]
-        hand = list(n.hand)
-        hand.remove(c["calamity"])
-        state = state.with_nation(replace(n, hand=tuple(hand)))
-    held = tuple((c["calamity"], c["victim"], c["giver"]) for c in data["calamities"])
-    return replace(state, calamities=held, step="revealed")
-
-
-def apply_limited(state: GameState, data: dict[str, Any]) -> GameState:
-    gone = set(data["returned"])
-    left = tuple(c for c in state.calamities if not (c[1] == data["victim"] and c[0] in gone))
-    return return_cards(replace(state, calamities=left), data["returned"])
-
-
-def settle_selection(state: GameState, draws: Draws) -> list[Event]:
-    if state.step == "":
-        revealed = _revealed(state)
-        if not revealed:
-            return [phase_ended(SELECTION, ("R-3.3", "§29.2", "R-2.5"))]
-        return [Event("CalamitiesRevealed", {"calamities": revealed}, ("seed 003: 8", "R-3.3", "D-14", "§29.2", "§29.3"))]
-    if state.step == "revealed":
-        victim = _over_limit(state)
-        if victim is None:
-            return [phase_ended(SELECTION, ("seed 003: 8", "D-14"))]
-        limit = _limit(state)
-        assert limit is not None
-        mine = [c[0] for c in state.calamities if c[1] == victim]
-        drawn = draws.shuffle(mine, f"{state.version}:calamity-limit:{victim}")
-        kept = [c for c in mine if c in drawn[:limit]]
-        returned = [c for c in mine if c not in kept]
-        data = {"victim": victim, "limit": limit, "kept": kept, "returned": returned}
-        return [Event("CalamitiesLimited", data, ("R-3.3", "D-14", "§29.5"))]
-    return []
-
-
-def _tell_revealed(state: GameState, event: Event, viewer: str) -> str:
-    parts = []
-    for c in event.data["calamities"]:
-        how = f" (traded by {c['giver']})" if c["giver"] else ""
-        parts.append(f"{c['calamity']} strikes {c['victim']}{how}")
-    return "Calamities revealed: " + "; ".join(parts) + "."
-
-
-def _tell_limited(state: GameState, event: Event, viewer: str) -> str:
-    d = event.data
-    return (
-        f"{d['victim']} is primary victim of more than {d['limit']} calamities: kept at random "
-        f"{', '.join(d['kept'])}; returned without effect: {', '.join(d['returned'])}."
-    )
-
-
-SELECTION_RULES = PhaseRules(
-    name=SELECTION,
-    apply={"CalamitiesRevealed": apply_revealed, "CalamitiesLimited": apply_limited},
-    settle=settle_selection,
-    narrate={"CalamitiesRevealed": _tell_revealed, "CalamitiesLimited": _tell_limited},
+from pbem.rules.phases.calamities import (
+    barbarians,
+    nature,
+    plagues,
+    seizure,
+    unrest,
+    war,
 )
+from pbem.rules.phases.calamities.choosing import (
+    MAX_CHOICES,
+    RESOLUTION,
+    GiveLosses,
+    LoseUnits,
+    PickCities,
+    Resolver,
+    Stage,
+    automatic,
+    city_owner,
+    feasible,
+    pick_options,
+    stage_index,
+    within_caps,
+)
+from pbem.rules.ruleset.loader import Calamity
+from pbem.rules.ruleset.options import options_of
 
-
-# -- phase 9: numbers from the rules and the cards ------------------------------------------------
-
-
-def quantity(state: GameState, nation: str, calamity: str, role: str, name: str, base: int) -> int:
-    """A calamity number for one victim after his civilization cards (§32; ruleset calamity effects).
-
-    Overrides take the one most favourable to him (only the best Religion card
-    counts for Superstition), then modifiers add up (``per``: per card of that
-    commodity in his hand), then caps apply; never below 0.
-    """
-    rules = ruleset_of(state)
-    effects = [
-        e
-        for card in state.nations[nation].civ_cards
-        if card in rules.civ_cards
-        for e in rules.civ_cards[card].effects
-        if e.calamity == calamity and e.get("role") in (role, "any") and e.get("quantity") == name
-    ]
-    favourable = name in rules.calamities[calamity].favourable
-    value = base
-    overrides = [e.get("value") for e in effects if e.kind == "calamity-override"]
-    if overrides:
-        value = max(overrides) if favourable else min(overrides)
-    for e in effects:
-        if e.kind == "calamity-modifier":
-            per = e.get("per")
-            times = state.nations[nation].hand.count(per) if per else 1
-            value += e.get("delta") * times
-    for e in effects:
-        if e.kind == "calamity-cap":
-            value = min(value, e.get("value"))
-    return max(0, value)
-
-
-def immune(state: GameState, nation: str, calamity: str, role: str, part: str | None = None) -> bool:
-    rules = ruleset_of(state)
-    for card in state.nations[nation].civ_cards:
-        for e in rules.civ_cards[card].effects_of("calamity-immunity") if card in rules.civ_cards else ():
-            if e.calamity == calamity and e.get("role") == role and e.get("part") == part:
-                return True
-    return False
-
-
-def _held(state: GameState, nation: str, calamity: str, quantity_name: str) -> list[str]:
-    """The victim's civilization cards that change this quantity (for the record)."""
-    rules = ruleset_of(state)
-    return [
-        card
-        for card in state.nations[nation].civ_cards
-        if card in rules.civ_cards
-        and any(e.calamity == calamity and e.get("quantity") == quantity_name for e in rules.civ_cards[card].effects)
-    ]
-
-
-# -- phase 9: stages --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Stage:
-    """One step of a calamity: ``chooser`` picks ``count`` of ``candidates`` (areas holding cities).
-
-    ``effect`` is what happens to each city picked: "reduce" (it becomes
-    tokens of its owner, §26.41) or "seize" (it becomes a city of ``to``, or is
-    eliminated when ``to`` has none left in stock). ``caps`` limits how many
-    cities one owner may lose in this stage.
-    """
-
-    nation: str          # whose loss it is (the victim, or the victims named)
-    role: str            # primary / secondary
-    chooser: str
-    count: int
-    candidates: tuple[str, ...]
-    effect: str
-    question: str
-    cites: tuple[str, ...]
-    to: str | None = None
-    caps: tuple[tuple[str, int], ...] = ()
-    note: str = ""
-    repeat: bool = False  # asked again (the same stage) after this pick
-
-
-def _owner(state: GameState, area: str) -> str:
-    city = state.area(area).city
-    assert city is not None
-    return city
-
-
-def _within_caps(state: GameState, stage: Stage, picked: tuple[str, ...]) -> bool:
-    caps = dict(stage.caps)
-    for nation, cap in caps.items():
-        if sum(1 for a in picked if _owner(state, a) == nation) > cap:
-            return False
-    return True
-
-
-def _feasible(state: GameState, stage: Stage) -> int:
-    """How many cities can actually be picked: the count, or fewer when there are not enough."""
-    caps = dict(stage.caps)
-    by_owner: dict[str, int] = {}
-    for a in stage.candidates:
-        by_owner[_owner(state, a)] = by_owner.get(_owner(state, a), 0) + 1
-    available = sum(min(n, caps.get(o, n)) for o, n in by_owner.items())
-    return min(stage.count, available)
-
-
-def _options(state: GameState, stage: Stage) -> list[tuple[str, ...]]:
-    """Legal picks, first by area name, at most MAX_CHOICES + 1 of them."""
-    need = _feasible(state, stage)
-    out = []
-    for combo in combinations(sorted(stage.candidates), need):
-        if _within_caps(state, stage, combo):
-            out.append(combo)
-            if len(out) > MAX_CHOICES:
-                break
-    return out
-
-
-def _reduce_stage(state: GameState, nation: str, role: str, count: int, calamity: str, cites: tuple[str, ...], note: str = "") -> Stage:
-    return Stage(
-        nation=nation,
-        role=role,
-        chooser=nation,
-        count=count,
-        candidates=tuple(cities_of(state, nation)),
-        effect="reduce",
-        question=f"{calamity}: {count} of your cities are reduced. Choose which.",
-        cites=cites,
-        note=note,
-    )
-
-
-def _superstition(state: GameState, cal: Calamity, index: int) -> Stage | None:
-    name, victim, _ = cal
-    if index > 0:
-        return None
-    base = ruleset_of(state).calamities[name].primary["cities_reduced"]
-    count = quantity(state, victim, name, "primary", "cities_reduced", base)
-    cards = _held(state, victim, name, "cities_reduced")
-    note = f" (holds {', '.join(cards)}; only the best Religion card counts)" if cards else ""
-    return _reduce_stage(state, victim, "primary", count, name, ("§30.32", "§30.322"), note)
-
-
-def _civil_disorder(state: GameState, cal: Calamity, index: int) -> Stage | None:
-    name, victim, _ = cal
-    if index > 0:
-        return None
-    spared = ruleset_of(state).calamities[name].primary["cities_spared"]
-    cities = state.cities_on_board(victim)
-    count = min(cities, quantity(state, victim, name, "primary", "cities_reduced", max(0, cities - spared)))
-    cards = _held(state, victim, name, "cities_reduced")
-    note = f" (holds {', '.join(cards)})" if cards else ""
-    return _reduce_stage(state, victim, "primary", count, name, ("§30.7",), note)
-
-
-def _iconoclasm(state: GameState, cal: Calamity, index: int) -> Stage | None:
-    name, victim, giver = cal
-    spec = ruleset_of(state).calamities[name]
-    if index == 0:
-        count = quantity(state, victim, name, "primary", "cities_reduced", spec.primary["cities_reduced"])
-        cards = _held(state, victim, name, "cities_reduced")
-        note = f" (holds {', '.join(cards)})" if cards else ""
-        return _reduce_stage(state, victim, "primary", count, name, ("§30.8",), note)
-    if index == 1:
-        others = [
-            n
-            for n in in_ast_order(state, state.nations)
-            if n not in (victim, giver) and not immune(state, n, name, "secondary")
-        ]
-        caps = tuple(
-            (n, quantity(state, n, name, "secondary", "assigned_cities", spec.secondary["cities_reduced_total"]))
-            for n in others
-        )
-        candidates = tuple(a for n in others for a in cities_of(state, n))
-        total = spec.secondary["cities_reduced_total"]
-        return Stage(
-            nation=victim,
-            role="secondary",
-            chooser=victim,
-            count=total,
-            candidates=candidates,
-            effect="reduce",
-            question=(
-                f"{name}: name {total} cities of other players to be reduced"
-                + (f" (not {giver}, who traded you the card)" if giver else "")
-                + "; Theology holders cannot be named, a Philosophy holder loses at most 1."
-            ),
-            cites=("§30.8", "§29.61"),
-            caps=tuple((n, c) for n, c in caps if c < total),
-        )
-    return None
-
-
-def _treachery(state: GameState, cal: Calamity, index: int) -> Stage | None:
-    name, victim, giver = cal
-    if index > 0:
-        return None
-    count = ruleset_of(state).calamities[name].primary["cities_taken"]
-    if giver is None:
-        return _reduce_stage(state, victim, "primary", count, name, ("§30.2", "Q-S6"), " (untraded: nobody gains it)")
-    return Stage(
-        nation=victim,
-        role="primary",
-        chooser=giver,
-        count=count,
-        candidates=tuple(cities_of(state, victim)),
-        effect="seize",
-        question=(
-            f"Treachery: you traded the card to {victim}; choose one of its cities to become yours"
-            + ("" if cities_in_stock(state, giver) else " (you have no city left in stock: it is eliminated)")
-            + "."
-        ),
-        cites=("§30.2", "Q-S6"),
-        to=giver,
-    )
-
-
-
-
-def _coastal_cities(state: GameState, nation: str) -> tuple[str, ...]:
-    areas = ruleset_of(state).areas
-    return tuple(a for a in cities_of(state, nation) if areas[a].coastal)
-
-
-def _piracy(state: GameState, cal: Calamity, index: int) -> Stage | None:
-    name, victim, giver = cal
-    spec = ruleset_of(state).calamities[name]
-    if index == 0:
-        chooser = giver or victim
-        count = spec.primary["coastal_cities"]
-        who = f"{count} of {victim}'s coastal cities" if giver else f"{count} of your coastal cities"
-        return Stage(
-            nation=victim,
-            role="primary",
-            chooser=chooser,
-            count=count,
-            candidates=_coastal_cities(state, victim),
-            effect="seize",
-            question=f"Piracy: choose {who}; they become Pirate cities.",
-            cites=("§30.9", "Q-S6") if giver is None else ("§30.9",),
-            to=PIRATES,
-        )
-    if index == 1:
-        per = spec.secondary["coastal_cities_per_player"]
-        players = spec.secondary["players"]
-        others = [n for n in in_ast_order(state, state.nations) if n not in (victim, giver)]
-        candidates = tuple(a for n in others for a in _coastal_cities(state, n))
-        return Stage(
-            nation=victim,
-            role="secondary",
-            chooser=victim,
-            count=per * players,
-            candidates=candidates,
-            effect="seize",
-            question=(
-                f"Piracy: name one coastal city each of {players} other players"
-                + (f" (not {giver}, who traded you the card)" if giver else "")
-                + "; they become Pirate cities."
-            ),
-            cites=("§30.9", "§29.61"),
-            to=PIRATES,
-            caps=tuple((n, per) for n in others),
-        )
-    return None
-
-
-def _slave_revolt(state: GameState, cal: Calamity, index: int) -> Stage | Event | None:
-    name, victim, _ = cal
-    if index == 0:
-        base = ruleset_of(state).calamities[name].primary["tokens_disabled"]
-        disabled = quantity(state, victim, name, "primary", "tokens_disabled", base)
-        cards = _held(state, victim, name, "tokens_disabled")
-        data = {"calamity": name, "victim": victim, "disabled": disabled, "on_board": state.tokens_on_board(victim), "cards": cards}
-        return Event("SlavesRevolted", data, ("seed 003: 9", "§30.42", "§30.421", "D-10"))
-    if support_shortfall(state, victim, disabled_tokens(state, victim)) and cities_of(state, victim):
-        candidates = tuple(reduction_candidates(state, victim))
-        return Stage(
-            nation=victim,
-            role="primary",
-            chooser=victim,
-            count=1,
-            candidates=candidates,
-            effect="reduce",
-            question=(
-                f"Slave Revolt: {disabled_tokens(state, victim)} of your tokens do not support cities now; your cities are "
-                "not supported. Choose a city to reduce (its tokens count at once); you are asked again if more must go."
-            ),
-            cites=("§30.42", "§30.422", "§26.41", "D-6"),
-            repeat=True,
-        )
-    return None
-
-
-def _assigned(state: GameState) -> tuple[tuple[str, int], ...]:
-    return tuple(tuple(x) for x in state.filed.get("assigned", ()))  # type: ignore[misc]
-
-
-def _unit_points(name: str, keep_one: bool, cites: tuple[str, ...]) -> Callable[[GameState, Calamity, int], Any]:
-    """Famine and Epidemic: the victim loses unit points, gives more to others, each of them loses his share."""
-
-    def resolve(state: GameState, cal: Calamity, index: int) -> Loss | Assign | None:
-        _, victim, giver = cal
-        spec = ruleset_of(state).calamities[name]
-        if index == 0:
-            points = quantity(state, victim, name, "primary", "unit_points", spec.primary["unit_points"])
-            return Loss(victim, "primary", points, keep_one, f"{name}: you lose {points} unit points.", cites)
-        if index == 1:
-            others = [n for n in in_ast_order(state, state.nations) if n not in (victim, giver)]
-            total, cap = spec.secondary["unit_points_total"], spec.secondary["max_per_player"]
-            question = (
-                f"{name}: give {total} more unit points to other players, at most {cap} each"
-                + (f" (not {giver}, who traded you the card)" if giver else "")
-                + "; each then chooses which of his units go."
-            )
-            return Assign(victim, total, tuple((n, cap) for n in others), question, cites + ("§29.61",))
-        shares = _assigned(state)
-        if index - 2 >= len(shares):
-            return None
-        nation, given = shares[index - 2]
-        points = quantity(state, nation, name, "secondary", "assigned_unit_points", given)
-        points = quantity(state, nation, name, "secondary", "unit_points", points)
-        return Loss(nation, "secondary", points, keep_one, f"{name}: {victim} gave you {given} unit points to lose; you lose {points}.", cites)
-
-    return resolve
-
-
-#: Calamities this engine resolves, by name: (state, calamity, stage index) -> the stage, an automatic
-#: event that moves to the next stage, or None when done.
-RESOLVERS: dict[str, Callable[[GameState, Calamity, int], Any]] = {
-    "Treachery": _treachery,
-    "Superstition": _superstition,
-    "Civil Disorder": _civil_disorder,
-    "Iconoclasm & Heresy": _iconoclasm,
-    "Piracy": _piracy,
-    "Slave Revolt": _slave_revolt,
-    "Famine": _unit_points("Famine", False, ("§30.31", "§29.62")),
-    "Epidemic": _unit_points("Epidemic", True, ("§30.6", "§29.62")),
-    "Civil War": W.civil_war,
-    "Volcanic Eruption / Earthquake": lambda s, c, i: nature.volcano(s, c, i),
-    "Flood": lambda s, c, i: nature.flood(s, c, i),
-    "Barbarian Hordes": lambda s, c, i: barbarians.barbarian_hordes(s, c, i),
-}
-
-
-def _index(state: GameState) -> int:
-    return int(state.step) if state.step.isdigit() else 0
+#: Every family of calamities; a calamity is resolved by its family's resolver.
+FAMILIES = (unrest.FAMILY, seizure.FAMILY, plagues.FAMILY, nature.FAMILY, war.FAMILY, barbarians.FAMILY)
+#: Calamities this engine resolves, by name.
+RESOLVERS: dict[str, Resolver] = {name: r for family in FAMILIES for name, r in family.resolvers.items()}
 
 
 def _current(state: GameState) -> tuple[Calamity, Any] | None:
@@ -537,11 +76,7 @@ def _current(state: GameState) -> tuple[Calamity, Any] | None:
     resolver = RESOLVERS.get(cal[0])
     if resolver is None:
         return cal, None
-    return cal, resolver(state, cal, _index(state))
-
-
-def _automatic(state: GameState, stage: Stage) -> bool:
-    return _feasible(state, stage) == 0 or len(_options(state, stage)) == 1
+    return cal, resolver(state, cal, stage_index(state))
 
 
 def _changes(state: GameState, stage: Stage, picked: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -551,7 +86,7 @@ def _changes(state: GameState, stage: Stage, picked: tuple[str, ...]) -> list[di
     seized = 0
     spent: dict[str, int] = {}  # tokens already promised from each owner's stock by this stage
     for area in picked:
-        owner = _owner(state, area)
+        owner = city_owner(state, area)
         if stage.effect == "seize" and stage.to == PIRATES:
             out.append({"area": area, "owner": owner, "effect": "seize", "to": PIRATES})
         elif stage.effect == "seize":
@@ -575,7 +110,7 @@ def _stage_data(state: GameState, cal: Calamity, stage: Stage, picked: tuple[str
         "count": stage.count,
         "cities": _changes(state, stage, picked),
         "note": stage.note,
-        "next": _index(state) + (0 if stage.repeat else 1),
+        "next": stage_index(state) + (0 if stage.repeat else 1),
     } | ({"picked": list(picked)} if stage.effect == "erupt" else {})
 
 
@@ -597,17 +132,12 @@ def apply_struck(state: GameState, data: dict[str, Any]) -> GameState:
         else:
             state = state.with_area(c["area"], replace(area, city=None))
     struck = state.filed.set("struck", tuple(c["area"] for c in data["cities"]))
-    return replace(state, step=str(data.get("next", _index(state) + 1)), gained_this_turn=tuple(gained), filed=struck)
-
-
-def apply_revolted(state: GameState, data: dict[str, Any]) -> GameState:
-    revolts = tuple(r for r in state.slave_revolts if r[0] != data["victim"]) + ((data["victim"], data["disabled"], 0),)
-    return replace(state, slave_revolts=revolts, step=str(_index(state) + 1))
+    return replace(state, step=str(data.get("next", stage_index(state) + 1)), gained_this_turn=tuple(gained), filed=struck)
 
 
 def apply_resolved(state: GameState, data: dict[str, Any]) -> GameState:
     filed = state.filed.without("assigned")
-    for key in nature.FILED + barbarians.FILED:
+    for key in (key for family in FAMILIES for key in family.filed):
         filed = filed.without(key)
     state = replace(state, calamities=state.calamities[1:], step="", filed=filed)
     return return_cards(state, [data["calamity"]])
@@ -643,23 +173,23 @@ def settle_resolution(state: GameState, draws: Draws) -> list[Event]:
         if len(shares) > 1:
             return []
         return [Event("CalamityLossesShared", _assign_data(state, cal, stage, shares[0]), ("seed 003: 9",) + stage.cites)]
-    if not _automatic(state, stage):
+    if not automatic(state, stage):
         return []
-    options = _options(state, stage)
+    options = pick_options(state, stage)
     picked = options[0] if options else ()
     return [Event("CalamityStruck", _stage_data(state, cal, stage, picked), _struck_cites(cal, stage))]
 
 
 def _prompt(state: GameState) -> Prompt | None:
     current = _current(state) if state.phase == RESOLUTION else None
-    if current is None or not isinstance(current[1], Stage) or _automatic(state, current[1]):
+    if current is None or not isinstance(current[1], Stage) or automatic(state, current[1]):
         return None
     cal, stage = current
-    options = _options(state, stage)
-    need = _feasible(state, stage)
+    options = pick_options(state, stage)
+    need = feasible(state, stage)
     n = state.nations[stage.chooser]
     lines = tuple("PICK " + ", ".join(o) for o in options[:MAX_CHOICES])
-    owners = sorted({_owner(state, a) for a in stage.candidates})
+    owners = sorted({city_owner(state, a) for a in stage.candidates})
     return Prompt(
         who=stage.chooser.lower(),
         player_id=n.player_id,
@@ -669,7 +199,7 @@ def _prompt(state: GameState) -> Prompt | None:
         template=lines[0],
         default=f"the first {need} by area name ({', '.join(options[0])})",
         situation=tuple(
-            f"{o}'s cities: " + ", ".join(a for a in stage.candidates if _owner(state, a) == o) + "." for o in owners
+            f"{o}'s cities: " + ", ".join(a for a in stage.candidates if city_owner(state, a) == o) + "." for o in owners
         )
         + (f"Your stock: {n.stock}.",),
         cites=_struck_cites(cal, stage),
@@ -684,12 +214,12 @@ def _loss_data(state: GameState, cal: Calamity, loss: Loss, items: tuple[L.Item,
         "role": loss.role,
         "points": loss.points,
         "losses": L.changes(state, loss, items),
-        "next": _index(state) + 1,
+        "next": stage_index(state) + 1,
     }
 
 
 def _assign_data(state: GameState, cal: Calamity, stage: Assign, shares: tuple[tuple[str, int], ...]) -> dict[str, Any]:
-    return {"calamity": cal[0], "victim": cal[1], "total": stage.total, "shares": [list(s) for s in shares], "next": _index(state) + 1}
+    return {"calamity": cal[0], "victim": cal[1], "total": stage.total, "shares": [list(s) for s in shares], "next": stage_index(state) + 1}
 
 
 def _loss_prompt(state: GameState) -> Prompt | None:
@@ -766,7 +296,7 @@ def _nation_of(state: GameState, player_id: int) -> str:
 
 def decide_pick(state: GameState, command: PickCities, by_default: bool = False) -> list[Event]:
     current = _current(state) if state.phase == RESOLUTION else None
-    if current is not None and hasattr(current[1], "decide_pick"):  # a stage of its own (calamity_nature.PlainChoice)
+    if current is not None and hasattr(current[1], "decide_pick"):  # a stage of its own (nature.PlainChoice)
         return current[1].decide_pick(state, current[0], command, by_default)
     prompt = _prompt(state)
     if prompt is None or prompt.player_id != command.player_id:
@@ -780,10 +310,10 @@ def decide_pick(state: GameState, command: PickCities, by_default: bool = False)
         raise Rejection(
             f"{', '.join(wrong)}: not a city you may choose; choose from {', '.join(stage.candidates)}", stage.cites[0]
         )
-    need = _feasible(state, stage)
+    need = feasible(state, stage)
     if len(picked) != need:
         raise Rejection(f"choose exactly {need} cities", stage.cites[0])
-    if not _within_caps(state, stage, picked):
+    if not within_caps(state, stage, picked):
         caps = ", ".join(f"{n} at most {c}" for n, c in stage.caps)
         raise Rejection(f"too many cities of one player: {caps}", stage.cites[0])
     data = _stage_data(state, cal, stage, tuple(sorted(picked)))
@@ -862,7 +392,7 @@ def defaults_resolution(state: GameState, prompt: Prompt) -> list[Event]:
         return decide_give(state, GiveLosses(prompt.player_id, L.assign_answers(stage, 1)[0]), True)
     current = _current(state)
     assert current is not None and isinstance(current[1], Stage)
-    return decide_pick(state, PickCities(prompt.player_id, _options(state, current[1])[0]), True)
+    return decide_pick(state, PickCities(prompt.player_id, pick_options(state, current[1])[0]), True)
 
 
 def _tell_struck(state: GameState, event: Event, viewer: str) -> str:
@@ -909,33 +439,20 @@ def _tell_given(state: GameState, event: Event, viewer: str) -> str:
     return f"{d['calamity']}: {d['victim']} gives unit points to lose{how}: {shares}."
 
 
-def _tell_revolted(state: GameState, event: Event, viewer: str) -> str:
-    d = event.data
-    cards = f" ({', '.join(d['cards'])})" if d["cards"] else ""
-    return (
-        f"Slave Revolt ({d['victim']}): {min(d['disabled'], d['on_board'])} of its {d['on_board']} tokens on the board "
-        f"cannot support cities{cards}; its cities are checked at once."
-    )
-
-
-RESOLUTION_RULES = PhaseRules(
+RULES = PhaseRules(
     name=RESOLUTION,
     apply={
         "CalamityStruck": apply_struck,
         "CalamityCitiesChosen": apply_struck,
         "CalamityResolved": apply_resolved,
         "CalamityNotPlayable": apply_resolved,
-        "SlavesRevolted": apply_revolted,
         "CalamityLossChosen": apply_loss,
         "CalamityLossTaken": apply_loss,
         "CalamityLossesGiven": apply_given,
         "CalamityLossesShared": apply_given,
-        **W.APPLY,
-        "FloodStruck": lambda s, d: nature.apply_flood(s, d),
-        "FloodPlainChosen": lambda s, d: nature.apply_flood(s, d),
-        **barbarians.APPLY,
+        **{event: fold for family in FAMILIES for event, fold in family.apply.items()},
     },
-    decide={PickCities: decide_pick, LoseUnits: decide_lose, GiveLosses: decide_give, **W.DECIDE},
+    decide={PickCities: decide_pick, LoseUnits: decide_lose, GiveLosses: decide_give, **{command: decide for family in FAMILIES for command, decide in family.decide.items()}},
     pending=pending_resolution,
     defaults=defaults_resolution,
     settle=settle_resolution,
@@ -947,23 +464,17 @@ RESOLUTION_RULES = PhaseRules(
             s.nations[d["nation"]].player_id,
             tuple((c["area"], c["effect"], c.get("tokens", 1)) for c in d["losses"]),
         ),
-        "FloodPlainChosen": lambda s, d: PickCities(s.nations[d["victim"]].player_id, (d["picked"],)),
         "CalamityLossesGiven": lambda s, d: GiveLosses(s.nations[d["victim"]].player_id, tuple((n, k) for n, k in d["shares"])),
-        **W.INPUTS,
-        **barbarians.INPUTS,
+        **{event: command for family in FAMILIES for event, command in family.inputs.items()},
     },
     narrate={
         "CalamityStruck": _tell_struck,
         "CalamityCitiesChosen": _tell_struck,
-        "SlavesRevolted": _tell_revolted,
         "CalamityLossChosen": _tell_loss,
         "CalamityLossTaken": _tell_loss,
         "CalamityLossesGiven": _tell_given,
         "CalamityLossesShared": _tell_given,
-        **W.NARRATE,
-        "FloodStruck": lambda s, e, v: nature.tell_flood(s, e, v),
-        "FloodPlainChosen": lambda s, e, v: nature.tell_flood(s, e, v),
-        **barbarians.NARRATE,
+        **{event: tell for family in FAMILIES for event, tell in family.narrate.items()},
         "CalamityResolved": lambda s, e, v: f"{e.data['calamity']} ({e.data['victim']}) is resolved.",
         "CalamityNotPlayable": lambda s, e, v: (
             f"{e.data['calamity']} ({e.data['victim']}) cannot be resolved by this engine yet; "

@@ -37,11 +37,17 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from pbem.rules.board.ranking import beneficiary_ranking, cities_in_stock
+from pbem.rules.board.support import cities_of
 from pbem.rules.core.events import Event
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
-from pbem.rules.phases.cities import cities_of
+from pbem.rules.phases.calamities.choosing import (
+    MAX_CHOICES,
+    CalamityFamily,
+    own_stage,
+    quantity,
+)
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 NAME = "Civil War"
@@ -66,12 +72,6 @@ class ChooseFaction:
 
     player_id: int
     items: tuple[tuple[str, str, int], ...]
-
-
-def _c():  # the phase module (imported late: it imports this one)
-    from pbem.rules.phases.calamities import resolution as calamities
-
-    return calamities
 
 
 def _filed_items(state: GameState, key: str = "faction") -> tuple[Item, ...]:
@@ -202,7 +202,7 @@ class Split:
         return [Event("CivilWarUnitsTaken", self.data(state, cal, options[0]), ("seed 003: 9",) + CITES)]
 
     def prompt(self, state: GameState, cal: tuple) -> Prompt | None:
-        options = self.answers(state, _c().MAX_CHOICES)
+        options = self.answers(state, MAX_CHOICES)
         if len(options) < 2:
             return None
         room, cities = _room(state, self.victim, _filed_items(state))
@@ -242,7 +242,7 @@ def _units(state: GameState, nation: str) -> int:
 
 def _military(state: GameState, victim: str) -> int:
     base = ruleset_of(state).calamities[NAME].primary.get("faction_loss", 0)
-    return _c().quantity(state, victim, NAME, "primary", "faction_loss", base)
+    return quantity(state, victim, NAME, "primary", "faction_loss", base)
 
 
 def _shed(items: list[Item], points: int) -> tuple[list[Item], list[Item]]:
@@ -392,7 +392,7 @@ def civil_war(state: GameState, cal: tuple, index: int) -> Any:
                          f"Civil War ({victim} holds Philosophy): choose {philosophy} unit points of {victim}'s units for faction 1; "
                          f"{victim} then keeps one faction and the other becomes yours.")
         base = ruleset_of(state).calamities[name].primary["victim_unit_points"]
-        points = _c().quantity(state, victim, name, "primary", "victim_unit_points", base)
+        points = quantity(state, victim, name, "primary", "victim_unit_points", base)
         return Split(victim, victim, points, 1, 2,
                      f"Civil War: choose {points} unit points of your units for faction 1; {beneficiary} adds 20 more, "
                      "then you keep one faction and the other goes over to him.")
@@ -411,7 +411,7 @@ def civil_war(state: GameState, cal: tuple, index: int) -> Any:
 
 
 def _stage(state: GameState, player_id: int) -> tuple[tuple, Split]:
-    current = _c()._current(state) if state.phase == _c().RESOLUTION else None
+    current = own_stage(state, NAME, civil_war)
     if current is None or not isinstance(current[1], Split) or current[1].prompt(state, current[0]) is None:
         raise Rejection("no Civil War asks you to choose units now", "§30.41")
     if state.nations[current[1].chooser].player_id != player_id:
@@ -432,7 +432,7 @@ def decide_faction(state: GameState, command: ChooseFaction, by_default: bool = 
 
 
 def decide_keep(state: GameState, command: KeepFaction, by_default: bool = False) -> list[Event]:
-    current = _c()._current(state) if state.phase == _c().RESOLUTION else None
+    current = own_stage(state, NAME, civil_war)
     if current is None or not isinstance(current[1], KeepChoice) or current[1].prompt(state, current[0]) is None:
         raise Rejection("no Civil War asks you to keep a faction now", "§30.41")
     stage = current[1]
@@ -562,32 +562,35 @@ def _tell_kept(state: GameState, event: Event, viewer: str) -> str:
     return f"Civil War ({d['victim']}): {d['victim']} keeps faction {d['kept']}{how}."
 
 
-NARRATE = {
-    "CivilWarBegins": lambda s, e, v: (
-        f"Civil War ({e.data['victim']}): the beneficiary is {e.data['beneficiary']} (ranking {', '.join(e.data['ranking'])})."
-    ),
-    "CivilWarAverted": lambda s, e, v: f"Civil War ({e.data['victim']}): no civil war, as {_WHY[e.data['reason']]}.",
-    "CivilWarUnitsChosen": _tell_units,
-    "CivilWarUnitsTaken": _tell_units,
-    "CivilWarSplit": _tell_split,
-    "CivilWarFactionKept": _tell_kept,
-    "CivilWarOneFactionLeft": lambda s, e, v: (
-        f"Civil War ({e.data['victim']}): Military emptied one faction; {e.data['victim']} keeps faction {e.data['kept']}."
-    ),
-    "CivilWarFought": _tell_fought,
-}
-APPLY = {
-    "CivilWarBegins": apply_begins,
-    "CivilWarAverted": apply_averted,
-    "CivilWarUnitsChosen": apply_units,
-    "CivilWarUnitsTaken": apply_units,
-    "CivilWarSplit": apply_split,
-    "CivilWarFactionKept": apply_kept,
-    "CivilWarOneFactionLeft": apply_kept,
-    "CivilWarFought": apply_fought,
-}
-DECIDE = {ChooseFaction: decide_faction, KeepFaction: decide_keep}
-INPUTS = {
-    "CivilWarUnitsChosen": lambda s, d: ChooseFaction(s.nations[d["chooser"]].player_id, tuple(tuple(u) for u in d["units"])),
-    "CivilWarFactionKept": lambda s, d: KeepFaction(s.nations[d["victim"]].player_id, d["kept"]),
-}
+FAMILY = CalamityFamily(
+    resolvers={NAME: civil_war},
+    narrate={
+        "CivilWarBegins": lambda s, e, v: (
+            f"Civil War ({e.data['victim']}): the beneficiary is {e.data['beneficiary']} (ranking {', '.join(e.data['ranking'])})."
+        ),
+        "CivilWarAverted": lambda s, e, v: f"Civil War ({e.data['victim']}): no civil war, as {_WHY[e.data['reason']]}.",
+        "CivilWarUnitsChosen": _tell_units,
+        "CivilWarUnitsTaken": _tell_units,
+        "CivilWarSplit": _tell_split,
+        "CivilWarFactionKept": _tell_kept,
+        "CivilWarOneFactionLeft": lambda s, e, v: (
+            f"Civil War ({e.data['victim']}): Military emptied one faction; {e.data['victim']} keeps faction {e.data['kept']}."
+        ),
+        "CivilWarFought": _tell_fought,
+    },
+    apply={
+        "CivilWarBegins": apply_begins,
+        "CivilWarAverted": apply_averted,
+        "CivilWarUnitsChosen": apply_units,
+        "CivilWarUnitsTaken": apply_units,
+        "CivilWarSplit": apply_split,
+        "CivilWarFactionKept": apply_kept,
+        "CivilWarOneFactionLeft": apply_kept,
+        "CivilWarFought": apply_fought,
+    },
+    decide={ChooseFaction: decide_faction, KeepFaction: decide_keep},
+    inputs={
+        "CivilWarUnitsChosen": lambda s, d: ChooseFaction(s.nations[d["chooser"]].player_id, tuple(tuple(u) for u in d["units"])),
+        "CivilWarFactionKept": lambda s, d: KeepFaction(s.nations[d["victim"]].player_id, d["kept"]),
+    },
+)
