@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from pbem.rules.core.state import GameState
-from pbem.rules.phases.movement import (
+from pbem.rules.phases.movement.turns import (
     BuildShip,
     EndMoves,
     KeepShip,

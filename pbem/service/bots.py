@@ -30,7 +30,8 @@ from pbem.rules.core.draws import Draws
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
-from pbem.rules.phases.movement import MOVE_STEP, land_neighbours, movable
+from pbem.rules.phases.movement.routes import land_neighbours
+from pbem.rules.phases.movement.turns import MOVE_STEP, movable
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 STRATEGIES = ("random", "greedy", "planner")

@@ -13,6 +13,16 @@ from pbem.rules.core.phase import phase_ended
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.engine import describe_event
 from pbem.rules.phases import movement as M
+from pbem.rules.phases.movement.turns import (
+    MAX_CHOICES,
+    SHIPS,
+    BuildShip,
+    EndMoves,
+    KeepShip,
+    MoveTokens,
+    SailShip,
+    ScrapShip,
+)
 
 from .casefile import position
 
@@ -31,9 +41,9 @@ def start(step: str = "moves", **areas):
     """Like `game`, but from the very beginning of the phase (3a), then on to ``step``."""
     state = game("", **areas)
     if step == "moves":
-        while state.step == M.SHIPS:
+        while state.step == SHIPS:
             (prompt,) = E.pending(state).values()
-            state = E.fold(state, E.decide(state, M.EndMoves(prompt.player_id), DRAWS))
+            state = E.fold(state, E.decide(state, EndMoves(prompt.player_id), DRAWS))
     return state
 
 
@@ -72,19 +82,19 @@ def test_verbs_read_counts_and_areas_and_write_them_back():
         "keep tanis levy\nSCRAP Tanis\nhalt"
     ).lines
     assert [line.command for line in lines] == [
-        M.MoveTokens(1, 3, "Thebes", "Buhen"),
-        M.MoveTokens(1, None, "Thebes", "Buhen"),
-        M.MoveTokens(1, 2, "Eastern Desert", "Sinai"),
-        M.MoveTokens(1, 2, "Eastern Desert", "Sinai"),
-        M.SailShip(1, 4, "Tanis", "Gaza"),
-        M.SailShip(1, None, "Tanis", "Gaza"),
-        M.BuildShip(1, "Tanis"),
-        M.BuildShip(1, "Tanis", 2),
-        M.BuildShip(1, "Tanis", 1),
-        M.KeepShip(1, "Tanis"),
-        M.KeepShip(1, "Tanis", True),
-        M.ScrapShip(1, "Tanis"),
-        M.EndMoves(1),
+        MoveTokens(1, 3, "Thebes", "Buhen"),
+        MoveTokens(1, None, "Thebes", "Buhen"),
+        MoveTokens(1, 2, "Eastern Desert", "Sinai"),
+        MoveTokens(1, 2, "Eastern Desert", "Sinai"),
+        SailShip(1, 4, "Tanis", "Gaza"),
+        SailShip(1, None, "Tanis", "Gaza"),
+        BuildShip(1, "Tanis"),
+        BuildShip(1, "Tanis", 2),
+        BuildShip(1, "Tanis", 1),
+        KeepShip(1, "Tanis"),
+        KeepShip(1, "Tanis", True),
+        ScrapShip(1, "Tanis"),
+        EndMoves(1),
     ]
     assert [line.canonical for line in lines[:2]] == ["MOVE 3 Thebes > Buhen", "MOVE ALL Thebes > Buhen"]
     assert lines[8].canonical == "SHIP Tanis LEVY 1" and lines[10].canonical == "KEEP Tanis LEVY"
@@ -155,7 +165,7 @@ def _all_choices_are_legal(state):
     prompts = E.pending(state)
     assert len(prompts) == 1
     (prompt,) = prompts.values()
-    assert prompt.choices[0] == "HALT" and len(prompt.choices) <= M.MAX_CHOICES
+    assert prompt.choices[0] == "HALT" and len(prompt.choices) <= MAX_CHOICES
     assert prompt.default
     for choice in prompt.choices:
         after, _ = order(state, choice, prompt.player_id)

@@ -24,8 +24,6 @@ from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 RESOLUTION = "calamity-resolution"
-
-
 MAX_CHOICES = 60
 
 
