@@ -10,7 +10,11 @@ SPOILS <yes|no> <n>        both at once, e.g. SPOILS yes 3
 from __future__ import annotations
 
 from pbem.rules.core.state import GameState
-from pbem.rules.phases.conflict import ChooseCityOrder, ChooseDeferral, ChooseSpoils
+from pbem.rules.phases.conflict.attacks import (
+    ChooseCityOrder,
+    ChooseDeferral,
+    ChooseSpoils,
+)
 
 from .grammar import Actor, LineError, Parser, area, areas, count, player_of
 

@@ -17,7 +17,11 @@ from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.engine import describe_event
 from pbem.rules.invariants import broken_invariants
-from pbem.rules.phases.conflict import ChooseCityOrder, ChooseDeferral, ChooseSpoils
+from pbem.rules.phases.conflict.attacks import (
+    ChooseCityOrder,
+    ChooseDeferral,
+    ChooseSpoils,
+)
 
 from .casefile import play, position
 

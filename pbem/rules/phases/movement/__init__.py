@@ -88,7 +88,6 @@ from pbem.rules.phases.movement.turns import (
     unkept_ships,
 )
 
-
 # -- who acts ---------------------------------------------------------------------------
 
 
