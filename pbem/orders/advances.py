@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 
 from pbem.rules.core.state import GameState
-from pbem.rules.phases.advances import BuyAdvances, DiscardCards, order_line
+from pbem.rules.phases.advances.hand_limit import DiscardCards
+from pbem.rules.phases.advances.purchase import BuyAdvances, order_line
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 from .grammar import Actor, LineError, Parser, count, name, player_of

@@ -13,14 +13,9 @@ from pbem.rules.core.commands import PassDeadline
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.engine import describe_event
-from pbem.rules.phases.advances import (
-    BuyAdvances,
-    DiscardCards,
-    auto_payment,
-    buyable,
-    default_discards,
-    price,
-)
+from pbem.rules.phases.advances.hand_limit import DiscardCards, default_discards
+from pbem.rules.phases.advances.payment import auto_payment, buyable, price
+from pbem.rules.phases.advances.purchase import BuyAdvances
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 from .casefile import position

@@ -104,7 +104,6 @@ from pbem.rules.phases.conflict.narration import (
 )
 from pbem.rules.ruleset.options import options_of
 
-
 # -- resolving ---------------------------------------------------------------------------------------
 
 

@@ -1,0 +1,125 @@
+"""Phase 12: which civilization cards a nation may buy, what they cost after credits, and how it pays (§31, §28.51, §28.53).
+
+When a player leaves the payment to the engine, it pays with the least
+excess, then the least treasury, then the fewest cards.
+"""
+
+from __future__ import annotations
+
+from itertools import product
+
+from pbem.rules.board.commodities import (
+    commodity_counts,
+    commodity_kinds,
+    mining_commodities,
+    sets_value,
+)
+from pbem.rules.core.state import GameState
+from pbem.rules.ruleset.rulebook import ruleset_of
+
+PHASE = "civilization-advances"
+MAX_CHOICES = 60
+_SEARCH_LIMIT = 4_000  # payment combinations tried when the engine chooses what to pay
+
+
+def buyable(state: GameState, nation: str) -> list[str]:
+    """Cards the nation may buy this turn: not owned, prerequisite owned before this turn, not sold out."""
+    rules = ruleset_of(state)
+    owned = state.nations[nation].civ_cards
+    out = []
+    for name, card in rules.civ_cards.items():
+        if name in owned or (card.prerequisite and card.prerequisite not in owned):
+            continue
+        if owners(state, name) >= rules.civ_card_copies:
+            continue
+        out.append(name)
+    return sorted(out, key=lambda c: (rules.civ_cards[c].cost, c))
+
+
+def owners(state: GameState, card: str) -> int:
+    return sum(1 for n in state.nations.values() if card in n.civ_cards)
+
+
+def credits(state: GameState, nation: str, buying: tuple[str, ...]) -> dict[str, int]:
+    """Card bought -> credit from every card owned before this turn, once each (§31.54)."""
+    rules = ruleset_of(state)
+    owned = [c for c in state.nations[nation].civ_cards if c in rules.civ_cards]
+    return {card: sum(rules.credit(o, card) for o in owned) for card in buying}
+
+
+def price(state: GameState, nation: str, buying: tuple[str, ...]) -> tuple[int, int, int]:
+    """(printed cost, credits, still to pay) for a set of cards bought together."""
+    rules = ruleset_of(state)
+    cost = sum(rules.civ_cards[c].cost for c in buying)
+    credit = sum(credits(state, nation, buying).values())
+    return cost, credit, max(0, cost - credit)
+
+
+def most_payable(state: GameState, nation: str) -> int:
+    value, _ = sets_value(state, commodity_counts(state, nation), mining_commodities(state, nation))
+    return value + state.nations[nation].treasury
+
+
+def affordable(state: GameState, nation: str) -> list[str]:
+    """Cards the nation could pay for on its own (each alone)."""
+    most = most_payable(state, nation)
+    return [c for c in buyable(state, nation) if price(state, nation, (c,))[2] <= most]
+
+
+def auto_payment(state: GameState, nation: str, due: int) -> tuple[dict[str, int], int] | None:
+    """The payment the engine chooses: least excess, then least treasury, then fewest cards (None: cannot pay)."""
+    held = commodity_counts(state, nation)
+    treasury = state.nations[nation].treasury
+    mining = mining_commodities(state, nation)
+    names = list(held)
+    ranges = [range(held[n] + 1) for n in names]
+    size = 1
+    for r in ranges:
+        size *= len(r)
+    if size > _SEARCH_LIMIT:  # whole sets only: still a valid, if not always the thriftiest, payment
+        ranges = [(0, held[n]) for n in names]  # type: ignore[misc]
+        if 2 ** len(names) > _SEARCH_LIMIT:
+            return _greedy_payment(state, held, treasury, mining, due)
+    best: tuple[tuple[int, int, int, tuple[int, ...]], dict[str, int], int] | None = None
+    for counts in product(*ranges):
+        sets = {n: c for n, c in zip(names, counts) if c}
+        value, _ = sets_value(state, sets, mining)
+        from_treasury = max(0, due - value)
+        if from_treasury > treasury:
+            continue
+        key = (max(0, value - due), from_treasury, sum(counts), tuple(counts))
+        if best is None or key < best[0]:
+            best = (key, sets, from_treasury)
+    return None if best is None else (best[1], best[2])
+
+
+def _greedy_payment(
+    state: GameState, held: dict[str, int], treasury: int, mining: tuple[str, ...], due: int
+) -> tuple[dict[str, int], int] | None:
+    """For very varied hands: whole sets from the least valuable up until treasury can make up the rest."""
+    known = commodity_kinds(state)
+    sets: dict[str, int] = {}
+    for name in sorted(held, key=lambda n: (known[n].set_value(held[n]), n)):
+        if sets_value(state, sets, mining)[0] + treasury >= due:
+            break
+        sets[name] = held[name]
+    value, _ = sets_value(state, sets, mining)
+    if value + treasury < due:
+        return None
+    return dict(sorted(sets.items())), max(0, due - value)
+
+
+def take_from_hand(hand: tuple[str, ...], cards: dict[str, int]) -> tuple[tuple[str, ...], list[str]]:
+    left = dict(cards)
+    kept, gone = [], []
+    for card in hand:
+        if left.get(card, 0) > 0:
+            left[card] -= 1
+            gone.append(card)
+        else:
+            kept.append(card)
+    return tuple(kept), gone
+
+
+def sees_hand(viewer: str, nation: str) -> bool:
+    return viewer in ("moderator", "auditor") or viewer == f"player:{nation.lower()}"
