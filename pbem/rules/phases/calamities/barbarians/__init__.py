@@ -74,166 +74,39 @@ from collections import deque
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pbem.rules.board.battle import (
-    PIRATES,
-    city_attack_needed,
-    city_defenders_due,
-    fight_removals,
-)
+from pbem.rules.board.battle import area_limit
 from pbem.rules.board.ranking import BARBARIANS, beneficiary_ranking
 from pbem.rules.core.events import Event
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
+from pbem.rules.phases.calamities.barbarians.clash import (
+    ATTACK_CITES,
+    CITES,
+    FIGHT_CITES,
+    NAME,
+    TIE_CITES,
+    board,
+    clash,
+    damage,
+    has_units,
+    neighbours,
+    open_to_barbarians,
+    players_units,
+    supply,
+)
+from pbem.rules.phases.calamities.barbarians.narration import (
+    AVERTED,
+    plural,
+    tell_appear,
+    tell_chosen,
+    tell_halt,
+    tell_move,
+)
 from pbem.rules.phases.calamities.choosing import CalamityFamily, PickCities, quantity
 from pbem.rules.ruleset.rulebook import ruleset_of
 
-NAME = "Barbarian Hordes"
-CITY_POINTS = 5
-CITES = ("seed 003: 9", "§30.52", "fact sheet §2.12")
-FIGHT_CITES = ("§30.5212", "seed 002: [The barbarians]", "R-3.1", "D-16", "D-17")
-ATTACK_CITES = ("seed 002: 4B", "R-3.2", "D-19")
-TIE_CITES = ("§30.5251", "D-1", "Q-S6")
 Calamity = tuple[str, str, "str | None"]
-
-
-# -- the board as the Barbarians see it ---------------------------------------------------------
-
-
-def board(state: GameState) -> frozenset[str]:
-    """The land areas of the board in use (rule 16)."""
-    return ruleset_of(state).setup_for(len(state.players)).areas_in_play
-
-
-def supply(state: GameState) -> int:
-    """Barbarian tokens left to place: the tokens of the sets nobody plays, less those on the board.
-
-    The box holds one set of pieces per base nation (a nation that replaces
-    another, Iberia, shares its set); every player uses one set (§15.31).
-    """
-    rules = ruleset_of(state)
-    sets = sum(1 for n in rules.nations.values() if not n.replaces)
-    unused = max(0, sets - len(state.players))
-    on_board = sum(a.tokens.get(BARBARIANS, 0) for a in state.areas.values())
-    return max(0, rules.tokens_per_nation * unused - on_board)
-
-
-def _limit(state: GameState, area: str) -> int:
-    return ruleset_of(state).areas[area].population_limit
-
-
-def _open(state: GameState, area: str) -> bool:
-    """The Barbarians may stand here: not an area holding a pirate city (full, and their own)."""
-    return state.area(area).city != PIRATES
-
-
-def neighbours(state: GameState, area: str) -> list[str]:
-    """Areas one Barbarian move away: across land or a water boundary, never open sea (§30.5233)."""
-    rules = ruleset_of(state)
-    near = set(rules.land_adjacency.get(area, ())) | set(rules.coast_links.get(area, ()))
-    on = board(state)
-    return sorted(a for a in near if a in on and _open(state, a))
-
-
-def _has_units(state: GameState, area: str, nation: str) -> bool:
-    here = state.area(area)
-    return here.tokens.get(nation, 0) > 0 or here.city == nation
-
-
-def _players_units(state: GameState, area: str) -> bool:
-    here = state.area(area)
-    return here.city in state.nations or any(n > 0 and p in state.nations for p, n in here.tokens.items())
-
-
-def _points(tokens: dict[str, int], city: str | None, nation: str) -> int:
-    return tokens.get(nation, 0) + (CITY_POINTS if city == nation else 0)
-
-
-def _live(tokens: dict[str, int]) -> dict[str, int]:
-    return {p: n for p, n in sorted(tokens.items()) if n > 0}
-
-
-def _conflict(state: GameState, area: str, tokens: dict[str, int], city: str | None) -> bool:
-    """A token conflict exists (§24.1): two parties or more, above the limit or beside a city."""
-    live = _live(tokens)
-    return len(live) >= 2 and (city is not None or sum(live.values()) > _limit(state, area))
-
-
-def _fight(state: GameState, area: str, tokens: dict[str, int], city: str | None) -> dict[str, int]:
-    steps = fight_removals(state, area, _live(tokens), city is not None)
-    out = dict(tokens)
-    for step in steps:
-        for party in step:
-            out[party] -= 1
-    return out
-
-
-def clash(state: GameState, area: str, arriving: int, victim: str) -> dict[str, Any]:
-    """What happens when ``arriving`` Barbarians enter ``area`` (§30.5212, §30.5242): the record of an event.
-
-    Pure: the state is not changed. ``lost`` gives each nation's unit points
-    lost there (city 5, token 1; a taken city's tokens count only as lost).
-    """
-    here = state.area(area)
-    tokens = _live(dict(here.tokens))
-    tokens[BARBARIANS] = tokens.get(BARBARIANS, 0) + arriving
-    before = dict(tokens)
-    city = here.city
-    fight = fight2 = None
-    if _conflict(state, area, tokens, city):
-        after = _fight(state, area, tokens, city)
-        fight = {"before": _live(tokens), "after": _live(after)}
-        tokens = after
-    attack: dict[str, Any] | None = None
-    if city in state.nations and set(_live(tokens)) == {BARBARIANS}:
-        owner = city
-        needed = city_attack_needed(state, BARBARIANS, owner)
-        attack = {"owner": owner, "tokens": tokens[BARBARIANS], "needed": needed, "succeeded": tokens[BARBARIANS] >= needed}
-        if attack["succeeded"]:
-            due = city_defenders_due(state, BARBARIANS, owner)
-            stock = state.nations[owner].stock + before.get(owner, 0) - tokens.get(owner, 0)
-            placed = min(due, stock)
-            attack.update(due=due, placed=placed)
-            city = None
-            tokens[owner] = tokens.get(owner, 0) + placed
-            if _conflict(state, area, tokens, city):
-                after = _fight(state, area, tokens, city)
-                fight2 = {"before": _live(tokens), "after": _live(after)}
-                tokens = after
-        else:
-            tokens[BARBARIANS] = 0  # a failed attack: the attackers are removed (seed 002: 4B)
-    after = _live(tokens)
-    nations = sorted({p for p in before if p in state.nations} | ({here.city} if here.city in state.nations else set()))
-    lost = {
-        n: {
-            "points": _points(before, here.city, n) - _points(after, city, n),
-            "tokens": before.get(n, 0),
-            "left": after.get(n, 0),
-            "city": here.city == n and city != n,
-        }
-        for n in nations
-    }
-    return {
-        "area": area,
-        "limit": _limit(state, area),
-        "arriving": arriving,
-        "city": here.city,
-        "before": before,
-        "fight": fight,
-        "attack": attack,
-        "fight2": fight2,
-        "after": after,
-        "city_after": city,
-        "lost": {n: v for n, v in lost.items() if v["points"] or v["tokens"] != v["left"]},
-        "damage": lost.get(victim, {"points": 0})["points"],
-    }
-
-
-def damage(state: GameState, area: str, arriving: int, victim: str) -> int:
-    """Unit points the victim loses if ``arriving`` Barbarians enter ``area`` now (the "immediate damage")."""
-    if not _has_units(state, area, victim):
-        return 0
-    return clash(state, area, arriving, victim)["damage"]
 
 
 # -- who decides ties ---------------------------------------------------------------------------
@@ -253,7 +126,7 @@ def chooser(state: GameState, cal: Calamity) -> str:
 
 def _start_areas(state: GameState, victim: str) -> list[str]:
     on = board(state)
-    return sorted(a for a in ruleset_of(state).nations[victim].start_areas if a in on and _open(state, a))
+    return sorted(a for a in ruleset_of(state).nations[victim].start_areas if a in on and open_to_barbarians(state, a))
 
 
 def _placement(state: GameState, cal: Calamity) -> Any:
@@ -270,13 +143,13 @@ def _placement(state: GameState, cal: Calamity) -> Any:
     count = min(wanted, supply(state))
     if count <= 0:
         return Event("BarbariansAverted", base | {"reason": "no-supply"}, CITES + ("§30.5211",))
-    his = [a for a in starts if _has_units(state, a, victim)]
+    his = [a for a in starts if has_units(state, a, victim)]
     if his:
         scores = {a: damage(state, a, count, victim) for a in his}
         best = max(scores.values())
         tied, reason = [a for a in his if scores[a] == best], "damage"
     else:
-        free = [a for a in starts if not _players_units(state, a)]
+        free = [a for a in starts if not players_units(state, a)]
         tied, reason = (free, "empty") if free else (starts, "third-parties")
     plan = {"kind": "place", "count": count, "wanted": wanted, "reason": reason, "options": tied}
     return _decided(state, cal, plan)
@@ -290,7 +163,7 @@ def _nearest(state: GameState, victim: str, origin: str, count: int) -> tuple[li
     body of ``count`` would damage him. None when no such area can be reached.
     """
     on = board(state)
-    targets = [a for a in sorted(on) if _open(state, a) and damage(state, a, count, victim) > 0]
+    targets = [a for a in sorted(on) if open_to_barbarians(state, a) and damage(state, a, count, victim) > 0]
     if not targets:
         return None
     distance = {a: 0 for a in targets}
@@ -298,10 +171,10 @@ def _nearest(state: GameState, victim: str, origin: str, count: int) -> tuple[li
     while queue:
         here = queue.popleft()
         for a in neighbours(state, here):
-            if a not in distance and not _has_units(state, a, victim):
+            if a not in distance and not has_units(state, a, victim):
                 distance[a] = distance[here] + 1
                 queue.append(a)
-    reachable = [a for a in neighbours(state, origin) if a in distance and not _has_units(state, a, victim)]
+    reachable = [a for a in neighbours(state, origin) if a in distance and not has_units(state, a, victim)]
     if not reachable:
         return None
     best = min(distance[a] for a in reachable)
@@ -379,12 +252,12 @@ def _arrive(state: GameState, cal: Calamity, plan: dict[str, Any], area: str, ch
 def _halt(state: GameState, cal: Calamity, area: str, reason: str) -> Event:
     """The Barbarians stop; a surplus with nowhere to go is removed (§30.5232, §30.5235)."""
     here = state.area(area).tokens.get(BARBARIANS, 0)
-    removed = max(0, here - _limit(state, area)) if reason != "no-surplus" else 0
+    removed = max(0, here - area_limit(state, area)) if reason != "no-surplus" else 0
     data = {
         "calamity": cal[0],
         "victim": cal[1],
         "area": area,
-        "limit": _limit(state, area),
+        "limit": area_limit(state, area),
         "left": here - removed,
         "removed": removed,
         "reason": reason,
@@ -401,7 +274,7 @@ def barbarian_hordes(state: GameState, cal: Calamity, index: int) -> Any:
     if not horde:
         return None
     area = str(horde[0])
-    surplus = state.area(area).tokens.get(BARBARIANS, 0) - _limit(state, area)
+    surplus = state.area(area).tokens.get(BARBARIANS, 0) - area_limit(state, area)
     if surplus <= 0:
         return _halt(state, cal, area, "no-surplus")
     if index > len(board(state)):  # a safety bound; see the module docstring
@@ -430,14 +303,14 @@ class RouteChoice:
             head = f"{plan['count']} Barbarian tokens appear in one of {self.victim}'s start areas"
             if plan["reason"] == "damage":
                 hurt = damage(state, self.options[0], plan["count"], self.victim)
-                return f"{head}; {' and '.join(self.options)} would each cost {self.victim} {_plural(hurt, 'unit point')}"
+                return f"{head}; {' and '.join(self.options)} would each cost {self.victim} {plural(hurt, 'unit point')}"
             if plan["reason"] == "empty":
                 return f"{head}; {self.victim} has no units in any of them, and {' and '.join(self.options)} hold no player's units"
             return f"{head}; {self.victim} has no units in any of them and none is free of other players' units"
         head = f"{plan['count']} Barbarians leave {plan['from']}"
         if plan["reason"] == "damage":
             hurt = damage(state, self.options[0], plan["count"], self.victim)
-            return f"{head}; {' and '.join(self.options)} would each cost {self.victim} {_plural(hurt, 'unit point')}"
+            return f"{head}; {' and '.join(self.options)} would each cost {self.victim} {plural(hurt, 'unit point')}"
         return (f"{head}; no neighbouring area lets them hurt {self.victim}, and {' and '.join(self.options)} are each "
                 f"{plan['distance']} step{'s' if plan['distance'] != 1 else ''} from the nearest of its units they can hurt")
 
@@ -455,8 +328,8 @@ class RouteChoice:
             origin = state.area(self.plan["from"])
             state = state.with_area(self.plan["from"], origin.add_tokens(BARBARIANS, -arriving))
         lost = clash(state, area, arriving, self.victim)["lost"]
-        hurt = "; ".join(f"{n} would lose {_plural(v['points'], 'unit point')}" for n, v in lost.items() if v["points"]) or "nobody would lose units"
-        return f"{area} (limit {_limit(state, area)}): {units}; {hurt}."
+        hurt = "; ".join(f"{n} would lose {plural(v['points'], 'unit point')}" for n, v in lost.items() if v["points"]) or "nobody would lose units"
+        return f"{area} (limit {area_limit(state, area)}): {units}; {hurt}."
 
     # hooks used by calamities.settle_resolution / pending_resolution / defaults_resolution / decide_pick
     def settle(self, state: GameState, cal: tuple) -> list[Event]:
@@ -550,123 +423,14 @@ def apply_chosen(state: GameState, data: dict[str, Any]) -> GameState:
     return replace(state, filed=state.filed.set("barbarian-route", (data["area"],)))
 
 
-# -- narrate -------------------------------------------------------------------------------------
-
-
-def _counts(counts: dict[str, int]) -> str:
-    return ", ".join(f"{p} {n}" for p, n in counts.items()) or "nobody"
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-def tell_clash(fight: dict[str, Any]) -> str:
-    """The conflict in one area, as a sentence: fights, the city attack, and who lost what."""
-    parts = []
-    attack = fight["attack"]
-    if fight["fight"]:
-        parts.append(f"tokens fought, {_counts(fight['fight']['before'])} became {_counts(fight['fight']['after'])}")
-    if attack:
-        owner = attack["owner"]
-        if attack["succeeded"]:
-            short = f" ({attack['due']} due, stock short)" if attack["placed"] < attack["due"] else ""
-            parts.append(f"the Barbarians attack {owner}'s city with {attack['tokens']} ({attack['needed']} needed) and take it: "
-                         f"it becomes {_plural(attack['placed'], owner + ' token')}{short}, no trade card, no pillage")
-        else:
-            parts.append(f"the Barbarians attack {owner}'s city with {attack['tokens']} ({attack['needed']} needed) and fail: "
-                         "they are removed")
-    if fight["fight2"]:
-        parts.append(f"then tokens fought, {_counts(fight['fight2']['before'])} became {_counts(fight['fight2']['after'])}")
-    if not parts:
-        here = fight["before"].get(BARBARIANS, 0)
-        joined = f", {here} Barbarians there now" if here != fight["arriving"] else ""
-        parts.append(f"no conflict{joined}" if len(fight["before"]) < 2 else "they co-exist within the limit")
-    losses = []
-    for nation, lost in fight["lost"].items():
-        what = []
-        if lost["city"]:
-            what.append("its city")
-        gone = lost["tokens"] - lost["left"]
-        if gone > 0:
-            what.append(_plural(gone, "token"))
-        if lost["city"] and lost["left"]:
-            what.append(f"{lost['left']} left where the city stood")
-        losses.append(f"{nation} loses {_plural(lost['points'], 'unit point')} ({', '.join(what)})")
-    barbarians = fight["before"].get(BARBARIANS, 0) - fight["after"].get(BARBARIANS, 0)
-    if barbarians:
-        losses.append(f"{_plural(barbarians, 'Barbarian')} {'falls' if barbarians == 1 else 'fall'}")
-    return "; ".join(parts) + (". " + "; ".join(losses) if losses else "") + "."
-
-
-def _how(d: dict[str, Any]) -> str:
-    if d.get("chooser"):
-        return f", chosen by {d['chooser']} among the tied {' and '.join(d['options'])}"
-    return ""
-
-
-_PLACED = {
-    "damage": "the start area where they do {victim} the most damage",
-    "empty": "{victim} has no units in its start areas: one free of other players' units",
-    "third-parties": "{victim} has no units in its start areas and none is free of other players' units",
-}
-
-
-def _tell_appear(state: GameState, event: Event, viewer: str) -> str:
-    d = event.data
-    short = f" (the supply holds only {d['count']} of the {d['wanted']})" if d.get("short") else ""
-    why = _PLACED[d["reason"]].format(victim=d["victim"])
-    return (f"Barbarian Hordes ({d['victim']}): {_plural(d['count'], 'Barbarian token')} appear in {d['area']}{short}, "
-            f"{why}{_how(d)}. In {d['area']} (limit {d['clash']['limit']}): {tell_clash(d['clash'])}")
-
-
-def _tell_move(state: GameState, event: Event, viewer: str) -> str:
-    d = event.data
-    if d["reason"] == "damage":
-        why = f"the neighbouring area where they do {d['victim']} the most damage ({_plural(d['clash']['damage'], 'unit point')})"
-    else:
-        why = (f"no neighbouring area lets them hurt {d['victim']}: towards its nearest units they can hurt, "
-               f"{_plural(d['distance'], 'step')} away")
-    verb = "moves" if d["count"] == 1 else "move"
-    water = " across the water" if d.get("water") else ""
-    return (f"Barbarian Hordes ({d['victim']}): {_plural(d['count'], 'Barbarian')} above the limit {verb} from {d['from']}"
-            f"{water} to {d['area']}, {why}{_how(d)}. In {d['area']} (limit {d['clash']['limit']}): {tell_clash(d['clash'])}")
-
-
-def _tell_halt(state: GameState, event: Event, viewer: str) -> str:
-    d = event.data
-    total = f" {d['victim']} lost {_plural(d['damage'], 'unit point')} to them in all."
-    if d["reason"] == "no-surplus":
-        stay = (f"{_plural(d['left'], 'Barbarian')} {'stays' if d['left'] == 1 else 'stay'} in {d['area']}, within its limit of {d['limit']}" if d["left"]
-                else f"none is left in {d['area']}")
-        return f"Barbarian Hordes ({d['victim']}): the Barbarians stop; {stay}.{total}"
-    why = "have nowhere to go" if d["reason"] == "no-way" else "stop, having moved once for every area on the board,"
-    return (f"Barbarian Hordes ({d['victim']}): the {_plural(d['removed'], 'Barbarian')} above the limit of {d['area']} {why} "
-            f"and are removed (§30.5232); {d['left']} {'stays' if d['left'] == 1 else 'stay'} there.{total}")
-
-
-_AVERTED = {
-    "immune": "{victim} can never be the primary victim of Barbarian Hordes (§30.527); nothing happens",
-    "no-start-area": "none of {victim}'s start areas is on the board in use; nothing happens",
-    "no-supply": "no Barbarian tokens are left in the supply; nothing happens",
-}
-
-
-def _tell_chosen(state: GameState, event: Event, viewer: str) -> str:
-    d = event.data
-    how = " (by default)" if d.get("by_default") else ""
-    verb = "places the Barbarians in" if d["kind"] == "place" else "sends the Barbarians to"
-    return f"Barbarian Hordes ({d['victim']}): {d['chooser']} {verb} {d['area']}{how} (tied: {', '.join(d['options'])})."
-
-
 FAMILY = CalamityFamily(
     resolvers={NAME: barbarian_hordes},
     narrate={
-        "BarbariansAverted": lambda s, e, v: f"Barbarian Hordes ({e.data['victim']}): " + _AVERTED[e.data["reason"]].format(victim=e.data["victim"]) + ".",
-        "BarbariansAppear": _tell_appear,
-        "BarbariansMove": _tell_move,
-        "BarbariansHalt": _tell_halt,
-        "BarbarianRouteChosen": _tell_chosen,
+        "BarbariansAverted": lambda s, e, v: f"Barbarian Hordes ({e.data['victim']}): " + AVERTED[e.data["reason"]].format(victim=e.data["victim"]) + ".",
+        "BarbariansAppear": tell_appear,
+        "BarbariansMove": tell_move,
+        "BarbariansHalt": tell_halt,
+        "BarbarianRouteChosen": tell_chosen,
     },
     apply={
         "BarbariansAverted": apply_averted,
