@@ -27,7 +27,8 @@ RESOLUTION = "calamity-resolution"
 MAX_CHOICES = 60
 
 
-Calamity = tuple[str, str, "str | None"]
+#: A calamity striking this turn: (its name, the primary victim, who traded it to him or None).
+Strike = tuple[str, str, "str | None"]
 
 
 @dataclass(frozen=True)
@@ -199,7 +200,7 @@ def assigned_shares(state: GameState) -> tuple[tuple[str, int], ...]:
 
 
 #: (state, calamity, stage index) -> the stage, an automatic event that moves to the next stage, or None when done.
-Resolver = Callable[[GameState, Calamity, int], Any]
+Resolver = Callable[[GameState, Strike, int], Any]
 
 
 @dataclass(frozen=True)
@@ -218,7 +219,7 @@ class CalamityFamily:
     filed: tuple[str, ...] = ()
 
 
-def own_stage(state: GameState, name: str, resolver: Resolver) -> tuple[Calamity, Any] | None:
+def own_stage(state: GameState, name: str, resolver: Resolver) -> tuple[Strike, Any] | None:
     """The calamity being resolved and its stage, when it is ``name`` (a family asking about its own calamity)."""
     if state.phase != RESOLUTION or not state.calamities or state.calamities[0][0] != name:
         return None

@@ -43,12 +43,12 @@ from pbem.rules.phases.calamities.choosing import (
     CalamityFamily,
     PickCities,
     Stage,
+    Strike,
     assigned_shares,
     coastal_cities,
     immune,
     quantity,
 )
-from pbem.rules.ruleset.loader import Calamity
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 VOLCANO = "Volcanic Eruption / Earthquake"
@@ -115,7 +115,7 @@ def _struck(state: GameState) -> tuple[str, ...]:
     return tuple(state.filed.get("struck", ()))  # type: ignore[arg-type]
 
 
-def volcano(state: GameState, cal: Calamity, index: int) -> Stage | None:
+def volcano(state: GameState, cal: Strike, index: int) -> Stage | None:
     name, victim, _ = cal
     near = _near_volcano(state, victim)
     if index == 0 and near:
@@ -257,7 +257,7 @@ def _loss(state: GameState, nation: str, role: str, points: int, plain: str, que
     )
 
 
-def flood(state: GameState, cal: Calamity, index: int) -> Any:
+def flood(state: GameState, cal: Strike, index: int) -> Any:
     name, victim, _ = cal
     spec = ruleset_of(state).calamities[name]
     plain = _plain(state)

@@ -14,18 +14,18 @@ from pbem.rules.board.losses import Assign, Loss
 from pbem.rules.board.ranking import in_ast_order
 from pbem.rules.core.state import GameState
 from pbem.rules.phases.calamities.choosing import (
-    Calamity,
     CalamityFamily,
+    Strike,
     assigned_shares,
     quantity,
 )
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 
-def _unit_points(name: str, keep_one: bool, cites: tuple[str, ...]) -> Callable[[GameState, Calamity, int], Any]:
+def _unit_points(name: str, keep_one: bool, cites: tuple[str, ...]) -> Callable[[GameState, Strike, int], Any]:
     """Famine and Epidemic: the victim loses unit points, gives more to others, each of them loses his share."""
 
-    def resolve(state: GameState, cal: Calamity, index: int) -> Loss | Assign | None:
+    def resolve(state: GameState, cal: Strike, index: int) -> Loss | Assign | None:
         _, victim, giver = cal
         spec = ruleset_of(state).calamities[name]
         if index == 0:

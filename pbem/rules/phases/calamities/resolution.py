@@ -52,6 +52,7 @@ from pbem.rules.phases.calamities.choosing import (
     PickCities,
     Resolver,
     Stage,
+    Strike,
     automatic,
     city_owner,
     feasible,
@@ -59,7 +60,6 @@ from pbem.rules.phases.calamities.choosing import (
     stage_index,
     within_caps,
 )
-from pbem.rules.ruleset.loader import Calamity
 from pbem.rules.ruleset.options import options_of
 
 #: Every family of calamities; a calamity is resolved by its family's resolver.
@@ -68,7 +68,7 @@ FAMILIES = (unrest.FAMILY, seizure.FAMILY, plagues.FAMILY, nature.FAMILY, war.FA
 RESOLVERS: dict[str, Resolver] = {name: r for family in FAMILIES for name, r in family.resolvers.items()}
 
 
-def _current(state: GameState) -> tuple[Calamity, Any] | None:
+def _current(state: GameState) -> tuple[Strike, Any] | None:
     """The calamity being resolved and its current stage (None: it is done); None if nothing is left."""
     if not state.calamities:
         return None
@@ -101,7 +101,7 @@ def _changes(state: GameState, stage: Stage, picked: tuple[str, ...]) -> list[di
     return out
 
 
-def _stage_data(state: GameState, cal: Calamity, stage: Stage, picked: tuple[str, ...]) -> dict[str, Any]:
+def _stage_data(state: GameState, cal: Strike, stage: Stage, picked: tuple[str, ...]) -> dict[str, Any]:
     return {
         "calamity": cal[0],
         "victim": cal[1],
@@ -143,7 +143,7 @@ def apply_resolved(state: GameState, data: dict[str, Any]) -> GameState:
     return return_cards(state, [data["calamity"]])
 
 
-def _struck_cites(cal: Calamity, stage: Stage) -> tuple[str, ...]:
+def _struck_cites(cal: Strike, stage: Stage) -> tuple[str, ...]:
     return ("seed 003: 9", "§29.6") + stage.cites
 
 
@@ -206,7 +206,7 @@ def _prompt(state: GameState) -> Prompt | None:
     )
 
 
-def _loss_data(state: GameState, cal: Calamity, loss: Loss, items: tuple[L.Item, ...]) -> dict[str, Any]:
+def _loss_data(state: GameState, cal: Strike, loss: Loss, items: tuple[L.Item, ...]) -> dict[str, Any]:
     return {
         "calamity": cal[0],
         "victim": cal[1],
@@ -218,7 +218,7 @@ def _loss_data(state: GameState, cal: Calamity, loss: Loss, items: tuple[L.Item,
     }
 
 
-def _assign_data(state: GameState, cal: Calamity, stage: Assign, shares: tuple[tuple[str, int], ...]) -> dict[str, Any]:
+def _assign_data(state: GameState, cal: Strike, stage: Assign, shares: tuple[tuple[str, int], ...]) -> dict[str, Any]:
     return {"calamity": cal[0], "victim": cal[1], "total": stage.total, "shares": [list(s) for s in shares], "next": stage_index(state) + 1}
 
 
@@ -322,7 +322,7 @@ def decide_pick(state: GameState, command: PickCities, by_default: bool = False)
     return [Event("CalamityCitiesChosen", data, _struck_cites(cal, stage))]
 
 
-def _stage_for(state: GameState, player_id: int, kind: type) -> tuple[Calamity, Any]:
+def _stage_for(state: GameState, player_id: int, kind: type) -> tuple[Strike, Any]:
     current = _current(state) if state.phase == RESOLUTION else None
     if current is None or not isinstance(current[1], kind) or _loss_prompt(state) is None:
         raise Rejection("no calamity asks this of you now", "§29.6")

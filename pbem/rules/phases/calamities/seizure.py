@@ -12,16 +12,16 @@ from pbem.rules.board.ranking import cities_in_stock, in_ast_order
 from pbem.rules.board.support import cities_of
 from pbem.rules.core.state import GameState
 from pbem.rules.phases.calamities.choosing import (
-    Calamity,
     CalamityFamily,
     Stage,
+    Strike,
     coastal_cities,
     reduce_stage,
 )
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 
-def _treachery(state: GameState, cal: Calamity, index: int) -> Stage | None:
+def _treachery(state: GameState, cal: Strike, index: int) -> Stage | None:
     name, victim, giver = cal
     if index > 0:
         return None
@@ -45,7 +45,7 @@ def _treachery(state: GameState, cal: Calamity, index: int) -> Stage | None:
     )
 
 
-def _piracy(state: GameState, cal: Calamity, index: int) -> Stage | None:
+def _piracy(state: GameState, cal: Strike, index: int) -> Stage | None:
     name, victim, giver = cal
     spec = ruleset_of(state).calamities[name]
     if index == 0:

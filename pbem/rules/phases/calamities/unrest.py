@@ -22,9 +22,9 @@ from pbem.rules.board.support import (
 from pbem.rules.core.events import Event
 from pbem.rules.core.state import GameState
 from pbem.rules.phases.calamities.choosing import (
-    Calamity,
     CalamityFamily,
     Stage,
+    Strike,
     held,
     immune,
     quantity,
@@ -34,7 +34,7 @@ from pbem.rules.phases.calamities.choosing import (
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 
-def _superstition(state: GameState, cal: Calamity, index: int) -> Stage | None:
+def _superstition(state: GameState, cal: Strike, index: int) -> Stage | None:
     name, victim, _ = cal
     if index > 0:
         return None
@@ -45,7 +45,7 @@ def _superstition(state: GameState, cal: Calamity, index: int) -> Stage | None:
     return reduce_stage(state, victim, "primary", count, name, ("§30.32", "§30.322"), note)
 
 
-def _civil_disorder(state: GameState, cal: Calamity, index: int) -> Stage | None:
+def _civil_disorder(state: GameState, cal: Strike, index: int) -> Stage | None:
     name, victim, _ = cal
     if index > 0:
         return None
@@ -57,7 +57,7 @@ def _civil_disorder(state: GameState, cal: Calamity, index: int) -> Stage | None
     return reduce_stage(state, victim, "primary", count, name, ("§30.7",), note)
 
 
-def _iconoclasm(state: GameState, cal: Calamity, index: int) -> Stage | None:
+def _iconoclasm(state: GameState, cal: Strike, index: int) -> Stage | None:
     name, victim, giver = cal
     spec = ruleset_of(state).calamities[name]
     if index == 0:
@@ -95,7 +95,7 @@ def _iconoclasm(state: GameState, cal: Calamity, index: int) -> Stage | None:
     return None
 
 
-def _slave_revolt(state: GameState, cal: Calamity, index: int) -> Stage | Event | None:
+def _slave_revolt(state: GameState, cal: Strike, index: int) -> Stage | Event | None:
     name, victim, _ = cal
     if index == 0:
         base = ruleset_of(state).calamities[name].primary["tokens_disabled"]

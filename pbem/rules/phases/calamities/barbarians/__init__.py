@@ -103,16 +103,18 @@ from pbem.rules.phases.calamities.barbarians.narration import (
     tell_halt,
     tell_move,
 )
-from pbem.rules.phases.calamities.choosing import CalamityFamily, PickCities, quantity
+from pbem.rules.phases.calamities.choosing import (
+    CalamityFamily,
+    PickCities,
+    Strike,
+    quantity,
+)
 from pbem.rules.ruleset.rulebook import ruleset_of
-
-Calamity = tuple[str, str, "str | None"]
-
 
 # -- who decides ties ---------------------------------------------------------------------------
 
 
-def chooser(state: GameState, cal: Calamity) -> str:
+def chooser(state: GameState, cal: Strike) -> str:
     """The trader; untraded, the top of the beneficiary ranking without the victim (§30.5251, D-1, Q-S6)."""
     _, victim, giver = cal
     if giver and giver in state.nations:
@@ -129,7 +131,7 @@ def _start_areas(state: GameState, victim: str) -> list[str]:
     return sorted(a for a in ruleset_of(state).nations[victim].start_areas if a in on and open_to_barbarians(state, a))
 
 
-def _placement(state: GameState, cal: Calamity) -> Any:
+def _placement(state: GameState, cal: Strike) -> Any:
     """Stage 0: where the hordes appear (§30.5211), or why they do not."""
     name, victim, _ = cal
     base = {"calamity": name, "victim": victim}
@@ -181,7 +183,7 @@ def _nearest(state: GameState, victim: str, origin: str, count: int) -> tuple[li
     return [a for a in reachable if distance[a] == best], best
 
 
-def _route(state: GameState, cal: Calamity, origin: str, surplus: int) -> Any:
+def _route(state: GameState, cal: Strike, origin: str, surplus: int) -> Any:
     """A movement stage (§30.5231-§30.5241): the surplus moves, or halts with nowhere to go."""
     victim = cal[1]
     scores = {a: damage(state, a, surplus, victim) for a in neighbours(state, origin)}
@@ -199,7 +201,7 @@ def _route(state: GameState, cal: Calamity, origin: str, surplus: int) -> Any:
     return _decided(state, cal, plan)
 
 
-def _decided(state: GameState, cal: Calamity, plan: dict[str, Any]) -> Any:
+def _decided(state: GameState, cal: Strike, plan: dict[str, Any]) -> Any:
     """The event for a plan with one area (or the area already chosen), else the tie question."""
     options = plan["options"]
     chosen = state.filed.get("barbarian-route", ())
@@ -209,7 +211,7 @@ def _decided(state: GameState, cal: Calamity, plan: dict[str, Any]) -> Any:
     return RouteChoice(chooser(state, cal), cal[1], plan)
 
 
-def _arrive(state: GameState, cal: Calamity, plan: dict[str, Any], area: str, chosen_by: str | None) -> Event:
+def _arrive(state: GameState, cal: Strike, plan: dict[str, Any], area: str, chosen_by: str | None) -> Event:
     name, victim, _ = cal
     count = plan["count"]
     if plan["kind"] == "move":  # the body leaves its area first
@@ -249,7 +251,7 @@ def _arrive(state: GameState, cal: Calamity, plan: dict[str, Any], area: str, ch
     return Event(event, data, cites + extra)
 
 
-def _halt(state: GameState, cal: Calamity, area: str, reason: str) -> Event:
+def _halt(state: GameState, cal: Strike, area: str, reason: str) -> Event:
     """The Barbarians stop; a surplus with nowhere to go is removed (§30.5232, §30.5235)."""
     here = state.area(area).tokens.get(BARBARIANS, 0)
     removed = max(0, here - area_limit(state, area)) if reason != "no-surplus" else 0
@@ -266,7 +268,7 @@ def _halt(state: GameState, cal: Calamity, area: str, reason: str) -> Event:
     return Event("BarbariansHalt", data, CITES + ("§30.5232", "§30.5235"))
 
 
-def barbarian_hordes(state: GameState, cal: Calamity, index: int) -> Any:
+def barbarian_hordes(state: GameState, cal: Strike, index: int) -> Any:
     """The resolver of Barbarian Hordes (see the module docstring for the steps)."""
     if index == 0:
         return _placement(state, cal)
