@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.rules.ruleset.loader import Ruleset, load_ruleset
+from pbem.rules.ruleset.loader import load_ruleset
+from pbem.rules.ruleset.model import Ruleset
 from pbem.rules.ruleset.reference import describe, describe_effect, match_name
 
 CARDS = ["Drama & Poetry", "Democracy", "Deism", "Astronomy", "Law", "Literacy"]

@@ -11,13 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from pbem.rules.ruleset.loader import (
-    PACKAGED_DATA,
-    RULESET_OPTIONS,
-    Ruleset,
-    RulesetError,
-    load_ruleset,
-)
+from pbem.rules.ruleset.loader import PACKAGED_DATA, RULESET_OPTIONS, load_ruleset
+from pbem.rules.ruleset.model import Ruleset, RulesetError
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.core.frozen import FrozenMap
 from pbem.rules.core.state import GameState
-from pbem.rules.ruleset.loader import Ruleset
+from pbem.rules.ruleset.model import Ruleset
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 

@@ -20,7 +20,7 @@ from pbem.rules.core.phase import PhaseRules
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState, NationState, Player
-from pbem.rules.ruleset.loader import Ruleset
+from pbem.rules.ruleset.model import Ruleset
 from pbem.rules.ruleset.reference import match_name
 from pbem.rules.ruleset.rulebook import ruleset_for_options, ruleset_of
 

@@ -93,7 +93,6 @@ class Options:
 
 #: Variants the engine does not play yet: refused at creation rather than silently ignored.
 NOT_YET_PLAYED = ("variant-small-cities", "variant-no-trading")
-
 _FIELDS = {f.metadata["key"]: f for f in fields(Options) if "key" in f.metadata}
 
 

@@ -15,7 +15,7 @@ import re
 import textwrap
 from typing import Callable, Iterable, Mapping
 
-from pbem.rules.ruleset.loader import (
+from pbem.rules.ruleset.model import (
     Area,
     Calamity,
     CivCard,

@@ -6,7 +6,8 @@ from functools import lru_cache
 
 from pbem.rules.core.frozen import FrozenMap
 from pbem.rules.core.state import GameState
-from pbem.rules.ruleset.loader import RULESET_OPTIONS, Ruleset, load_ruleset
+from pbem.rules.ruleset.loader import RULESET_OPTIONS, load_ruleset
+from pbem.rules.ruleset.model import Ruleset
 
 
 @lru_cache(maxsize=32)
