@@ -1,13 +1,8 @@
 """The mail layer: MIME in (parse, strip, authenticate by reply token) and MIME
 out (render with jinja2, build, deliver), plus the inbound SMTP/LMTP server."""
 
-from pbem.mail.inbound import (
-    ORDERS_BEGIN,
-    ORDERS_END,
-    InboundMail,
-    MailRejected,
-    parse_message,
-)
+from pbem.mail.inbound import InboundMail, MailRejected, parse_message
+from pbem.mail.order_text import ORDERS_BEGIN, ORDERS_END
 from pbem.mail.outbound import (
     DeliveryError,
     MaildirDelivery,

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import jinja2
 
-from pbem.mail.inbound import ORDERS_BEGIN, ORDERS_END
+from pbem.mail.order_text import ORDERS_BEGIN, ORDERS_END
 
 __all__ = [
     "MAIL_KINDS",

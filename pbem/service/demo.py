@@ -27,7 +27,7 @@ from email.policy import default as default_policy
 from email.utils import formatdate, make_msgid
 from pathlib import Path
 
-from pbem.mail.inbound import ORDERS_BEGIN, ORDERS_END
+from pbem.mail.order_text import ORDERS_BEGIN, ORDERS_END
 from pbem.mail.outbound import MaildirDelivery
 from pbem.rules import engine as rules
 from pbem.store.database import ensure_schema, make_engine

@@ -10,16 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbem.mail.inbound import (
-    ORDERS_BEGIN,
-    ORDERS_END,
-    InboundMail,
-    MailRejected,
-    extract_order_text,
-    html_to_text,
-    human_size,
-    parse_message,
-)
+from pbem.mail.html_text import html_to_text
+from pbem.mail.inbound import InboundMail, MailRejected, human_size, parse_message
+from pbem.mail.order_text import ORDERS_BEGIN, ORDERS_END, extract_order_text
 
 MESSAGES = Path(__file__).parent / "messages"
 

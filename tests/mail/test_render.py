@@ -10,7 +10,8 @@ from datetime import datetime, timedelta, timezone
 import jinja2
 import pytest
 
-from pbem.mail.inbound import ORDERS_BEGIN, ORDERS_END, parse_message
+from pbem.mail.inbound import parse_message
+from pbem.mail.order_text import ORDERS_BEGIN, ORDERS_END
 from pbem.mail.render import (
     MAIL_KINDS,
     RenderedMail,
