@@ -4,7 +4,9 @@
 itself first, then every outcome the engine can resolve without further
 input. The caller appends them as one batch. `apply` folds one event and is
 total: it never rejects what `decide` produced. The rules themselves live in
-one module per phase (`setup`, `tax`, ...), registered in PHASES below.
+one module or package per phase (`pbem.rules.phases`), registered in PHASES
+below; the engine also tells each event as a sentence (`describe_event`) by
+asking the phase that owns it.
 """
 
 from __future__ import annotations
@@ -38,7 +40,10 @@ from pbem.rules.phases import (
 from pbem.rules.phases.calamities import resolution, selection
 from pbem.rules.ruleset.options import options_of
 
-ENGINE_VERSION = "0.2.0"
+#: Recorded in every event's metadata and every snapshot, so a log says which
+#: engine ruled it. 0.3.0 reshaped the rules package into layers without
+#: changing a ruling: logs of 0.2.0 re-derive unchanged (tests/audit).
+ENGINE_VERSION = "0.3.0"
 
 #: Every phase the engine can play, by phase id, in the order of the turn. A
 #: phase of the turn that is not here is begun and then waits: the engine

@@ -1,9 +1,11 @@
 """The game turn: thirteen phases in the order of seed 003 (RULINGS.md §2.1).
 
-A phase ends with a ``PhaseEnded`` event from its own module; the turn then
-begins the next phase (``PhaseBegan``), and after phase 13 the next turn. A
-phase this engine cannot play yet is still begun, so the log and every view
-say exactly where the game stands, and nothing after it happens.
+A phase ends with a ``PhaseEnded`` event (`core.phase.phase_ended`); the
+turn then begins the next phase (``PhaseBegan``), and after phase 13 the next
+turn. The phases are data (`TURN_PHASES`): the engine's table of which module
+plays each is in `pbem.rules.engine`. A phase this engine cannot play yet is
+still begun, so the log and every view say exactly where the game stands,
+and nothing after it happens.
 """
 
 from __future__ import annotations

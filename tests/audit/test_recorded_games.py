@@ -14,6 +14,7 @@ import sys
 
 import pytest
 
+from pbem.rules.engine import ENGINE_VERSION
 from pbem.store.database import ensure_schema, make_engine
 from pbem.store.unit_of_work import UnitOfWork
 
@@ -22,10 +23,11 @@ from .recorded_games import HERE, load_into, read
 RECORDED = sorted(HERE.glob("*.jsonl.gz"))
 
 
-def test_there_are_recorded_games_from_before_the_reshaping():
+def test_the_recorded_games_were_ruled_by_an_earlier_engine():
     assert len(RECORDED) >= 4
     versions = {e["metadata"]["engine_version"] for path in RECORDED for e in read(path).events}
-    assert "0.2.0" in versions
+    assert versions == {"0.2.0"}
+    assert ENGINE_VERSION != "0.2.0"
 
 
 @pytest.mark.parametrize("path", RECORDED, ids=lambda p: p.name.split(".")[0])

@@ -1,9 +1,12 @@
-"""What every phase of the game provides to the engine.
+"""What every phase of the game provides to the engine, and how a phase ends.
 
-A phase module owns its events (how they fold into state), its commands (how
-orders are decided), who it is waiting for, what a missed deadline decides,
-and what it resolves by itself. The engine only dispatches: to find a rule's
-code, open the module named after the phase.
+A phase module (or package) in `pbem.rules.phases` owns its events (how they
+fold into state), its commands (how orders are decided), who it is waiting
+for, what a missed deadline decides, and what it resolves by itself. The
+engine only dispatches: to find a rule's code, open the phase named after it
+(docs/architecture.md lists them). A phase knows no other phase and not the
+turn: it ends by returning `phase_ended`, and the turn (`pbem.rules.turn`)
+begins the next one.
 """
 
 from __future__ import annotations

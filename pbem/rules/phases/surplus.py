@@ -4,7 +4,7 @@
 tokens go to stock exactly as in 5b. 11b: the city-support check of 5c,
 with the same REDUCE order and the same defaults (D-6 decides which cities
 may go first). Nations are handled one at a time in A.S.T.-ranking order.
-The helpers are those of phase 5 (`cities`); only the order of the steps
+The helpers are those of phase 5 (`board.support`); only the order of the steps
 and the option differ.
 
 D-10 (`slave-revolt-recovery`): under `seed` the tokens a Slave Revolt

@@ -159,7 +159,7 @@ def settle_resolution(state: GameState, draws: Draws) -> list[Event]:
         return [Event("CalamityNotPlayable", data, ("unplayable-phases",))]
     if stage is None:
         return [Event("CalamityResolved", {"calamity": cal[0], "victim": cal[1]}, ("§29.7",))]
-    if hasattr(stage, "settle"):  # a stage with its own prompt (calamity_war.Split)
+    if hasattr(stage, "settle"):  # a stage with its own prompt (war.Split)
         return stage.settle(state, cal)
     if isinstance(stage, Event):
         return [stage]
