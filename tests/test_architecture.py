@@ -9,10 +9,14 @@ show it failing on a small tree built to break it.
 from __future__ import annotations
 
 import ast
+import importlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from pbem.rules.turn import PHASE_IDS
 
 ROOT = Path(__file__).resolve().parent.parent / "pbem"
 MAX_LINES = 600
@@ -273,3 +277,31 @@ def test_an_upward_import_is_named(tmp_path, files, problem):
 def test_a_long_module_is_named(tmp_path):
     root = _tree(tmp_path, {"__init__.py": "", "rules/__init__.py": "", "rules/engine.py": "x = 1\n" * 601})
     assert long_modules(root) == ["pbem.rules.engine: 601 lines"]
+
+
+# -- the page that maps it ----------------------------------------------------------------------
+
+
+def test_the_architecture_page_leads_from_each_phase_to_its_rules():
+    """docs/architecture.md names, for every phase of the turn, the module whose RULES play it."""
+    page = (ROOT.parent / "docs" / "architecture.md").read_text()
+    for phase in ("setup", *PHASE_IDS):
+        row = next((line for line in page.splitlines() if line.startswith(f"| `{phase}`")), None)
+        assert row is not None, f"no row for phase {phase}"
+        path = re.search(r"`(phases/[\w/]+?)(?:\.py|/)?`", row)
+        assert path is not None, row
+        module = importlib.import_module("pbem.rules." + path.group(1).replace("/", "."))
+        assert module.RULES.name == phase
+
+
+def test_the_architecture_page_names_every_rules_module_and_nothing_else():
+    page = (ROOT.parent / "docs" / "architecture.md").read_text()
+    named = set(re.findall(r"`([\w/]+?)(?:\.py)?`", page))
+    rules = ROOT / "rules"
+    for path in rules.rglob("*.py"):
+        if path.name == "__init__.py":
+            continue
+        stem = path.relative_to(rules).with_suffix("").as_posix()
+        assert stem in named or path.stem in named, f"{stem} is not on docs/architecture.md"
+    for mention in re.findall(r"`((?:core|ruleset|board|phases)/[\w/]+?\.py)`", page):
+        assert (rules / mention).exists(), f"docs/architecture.md names {mention}, which does not exist"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pbem.rules.core.commands import ChooseNation, PlaceStartToken
 from pbem.rules.core.state import GameState
+from pbem.rules.phases.setup import ChooseNation, PlaceStartToken
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 from .grammar import Actor, Parser, area, name, player_of

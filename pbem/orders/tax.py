@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pbem.rules.core.commands import ChooseRevoltingCities, ChooseTaxRate
 from pbem.rules.core.state import GameState
+from pbem.rules.phases.tax import ChooseRevoltingCities, ChooseTaxRate
 
 from .grammar import Actor, LineError, Parser, areas, count, player_of
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pbem.orders.language import Actor, parse_orders
 from pbem.rules import engine as E
-from pbem.rules.core.commands import ChooseNation, PassDeadline, PlaceStartToken
+from pbem.rules.core.commands import PassDeadline
 from pbem.rules.core.draws import Draws, commitment
+from pbem.rules.phases.setup import ChooseNation, PlaceStartToken
 
 
 def game():

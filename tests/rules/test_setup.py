@@ -5,14 +5,10 @@ from __future__ import annotations
 import pytest
 
 from pbem.rules import engine as E
-from pbem.rules.core.commands import (
-    ChooseNation,
-    PassDeadline,
-    PlaceStartToken,
-    SetDeadline,
-)
+from pbem.rules.core.commands import PassDeadline, SetDeadline
 from pbem.rules.core.draws import Draws, commitment
 from pbem.rules.core.rejection import Rejection
+from pbem.rules.phases.setup import ChooseNation, PlaceStartToken
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 SEED = "test-seed"

@@ -9,10 +9,9 @@ start areas. When the last player has placed, the first turn begins.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
-from pbem.rules.core.commands import ChooseNation, PlaceStartToken
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.core.frozen import FrozenMap
@@ -25,6 +24,18 @@ from pbem.rules.ruleset.reference import match_name
 from pbem.rules.ruleset.rulebook import ruleset_for_options, ruleset_of
 
 SETUP_PHASE = "setup"
+
+
+@dataclass(frozen=True)
+class ChooseNation:
+    player_id: int
+    nation: str
+
+
+@dataclass(frozen=True)
+class PlaceStartToken:
+    player_id: int
+    area: str
 
 
 def create_events(

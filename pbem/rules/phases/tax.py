@@ -11,12 +11,11 @@ eliminated. Democracy holders never revolt (§19.34).
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from itertools import combinations, islice
 from typing import Any
 
 from pbem.rules.board.ranking import beneficiary_ranking, cities_in_stock, in_ast_order
-from pbem.rules.core.commands import ChooseRevoltingCities, ChooseTaxRate
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.core.phase import PhaseRules, acting_nation, phase_ended
@@ -27,9 +26,24 @@ from pbem.rules.ruleset.options import options_of
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 MAX_CHOICES = 60
-
 PHASE = "tax-collection"
 COINAGE_RATES = (1, 2, 3)
+
+
+@dataclass(frozen=True)
+class ChooseTaxRate:
+    """A Coinage holder's rate for this turn (§19.2)."""
+
+    player_id: int
+    rate: int
+
+
+@dataclass(frozen=True)
+class ChooseRevoltingCities:
+    """The beneficiary's pick of which of the victim's cities revolt to him (seed 003: 1B, Q-S5)."""
+
+    player_id: int
+    areas: tuple[str, ...]
 
 
 def _cities(state: GameState, nation: str) -> list[str]:
