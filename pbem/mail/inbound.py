@@ -258,10 +258,6 @@ def _decode_bytes(data: bytes, charset: str | None) -> tuple[str, str | None]:
 
 
 # --------------------------------------------------------------------------
-# HTML -> text
-
-
-# --------------------------------------------------------------------------
 # format=flowed (RFC 3676)
 
 def _unflow(text: str, delsp: bool) -> str:
@@ -382,10 +378,6 @@ def _collect(part: email.message.Message, acc: _Collected) -> None:
         acc.html.append(_leaf_text(part, acc))
     else:
         acc.attachments += 1
-
-
-# --------------------------------------------------------------------------
-# quote and signature removal
 
 
 # --------------------------------------------------------------------------

@@ -1,9 +1,11 @@
 """The orders in a reply: what the player wrote, without the quoted message, signatures or phone footers.
 
-A reply that still carries the prompt's order block (between `ORDERS_BEGIN`
-and `ORDERS_END`) is read between those lines only; otherwise the text
-stops at the first reply header ("On ... wrote:", an Outlook header block, an
-"Original Message" rule) or signature.
+The text stops at the first reply header ("On ... wrote:", an Outlook header
+block, an "Original Message" rule), signature or phone footer, and quoted
+lines go; a reply written below the quote keeps the lines below it. When
+what is left still carries the prompt's order block markers (`ORDERS_BEGIN`,
+`ORDERS_END`, which `render` writes into every prompt), only the lines
+between them are read.
 """
 
 from __future__ import annotations

@@ -64,21 +64,6 @@ RULESET_OPTIONS: Mapping[str, tuple[str, ...]] = MappingProxyType({
 PACKAGED_DATA = Path(__file__).resolve().parent / "data" / "advciv"
 
 
-# --------------------------------------------------------------------------
-# Records
-
-
-# --------------------------------------------------------------------------
-
-
-# --------------------------------------------------------------------------
-# Reading files
-
-
-# --------------------------------------------------------------------------
-# The loader
-
-
 def load_ruleset(data_dir: str | Path | None = None,
                  overrides: Mapping[str, str] = MappingProxyType({})) -> Ruleset:
     """Load and validate a ruleset.
