@@ -22,6 +22,7 @@ from pbem.rules.ruleset.rulebook import ruleset_of
 
 
 def return_cards(state: GameState, cards: list[str]) -> GameState:
+    """Cards leaving play this turn wait in ``state.returned``, by stack, for 13b."""
     rules = ruleset_of(state)
     returned = state.returned
     for card in cards:
@@ -31,10 +32,12 @@ def return_cards(state: GameState, cards: list[str]) -> GameState:
 
 
 def stacks_data(stacks: FrozenMap[int, tuple[str, ...]] | dict[int, Any]) -> dict[str, list[str]]:
+    """The stacks as event data: stack number (as text) -> cards, the top card first."""
     return {str(n): list(cards) for n, cards in sorted(stacks.items())}
 
 
 def stacks_from(data: dict[str, Any]) -> dict[int, tuple[str, ...]]:
+    """The stacks from event data (the inverse of `stacks_data`)."""
     return {int(n): tuple(cards) for n, cards in data.items()}
 
 
@@ -90,6 +93,7 @@ def restack(state: GameState, draws: Draws) -> list[Event]:
 
 
 def apply_restacked(state: GameState, data: dict[str, Any]) -> GameState:
+    """``CardsRestacked``: the stacks after 13b; nothing waits any more."""
     stacks = state.stacks
     for number, cards in stacks_from(data["stacks"]).items():
         stacks = stacks.set(number, cards)
@@ -97,5 +101,6 @@ def apply_restacked(state: GameState, data: dict[str, Any]) -> GameState:
 
 
 def tell_restacked(state: GameState, event: Event, viewer: str) -> str:
+    """What 13b did, in counts: which stacks took how many cards back (names stay hidden)."""
     counts = ", ".join(f"{len(c)} under stack {n}" for n, c in sorted(stacks_from(event.data["returned"]).items()))
     return f"Returned trade cards were shuffled and put under their stacks: {counts}."

@@ -49,6 +49,7 @@ def reduction_tokens(state: GameState, nation: str, area: str) -> int:
 
 
 def cities_of(state: GameState, nation: str) -> list[str]:
+    """The areas holding the nation's cities, by area name."""
     return sorted(a for a, area in state.areas.items() if area.city == nation)
 
 
@@ -121,6 +122,7 @@ def reduction_prompt(
 
 
 def tokens_to_stock(state: GameState, nation: str, count: int) -> GameState:
+    """Tokens taken off the board go back to their owner's stock."""
     if nation not in state.nations or not count:
         return state  # Barbarian tokens go back to their own supply
     n = state.nations[nation]
@@ -128,6 +130,7 @@ def tokens_to_stock(state: GameState, nation: str, count: int) -> GameState:
 
 
 def apply_surplus(state: GameState, data: dict[str, Any]) -> GameState:
+    """``SurplusRemoved`` (5b and, under D-9 `seed`, 11a): the tokens above the limits go to stock."""
     nation = data["nation"]
     for name, count in data["removed"].items():
         state = state.with_area(name, state.area(name).add_tokens(nation, -count))
@@ -135,6 +138,7 @@ def apply_surplus(state: GameState, data: dict[str, Any]) -> GameState:
 
 
 def apply_reduced(state: GameState, data: dict[str, Any]) -> GameState:
+    """A city reduced for want of support: it becomes ``tokens`` of its owner from stock (§26.41)."""
     nation, name, tokens = data["nation"], data["area"], data["tokens"]
     area = replace(state.area(data["area"]), city=None).add_tokens(nation, tokens)
     state = state.with_area(name, area)
@@ -143,11 +147,13 @@ def apply_reduced(state: GameState, data: dict[str, Any]) -> GameState:
 
 
 def reduction(state: GameState, nation: str, area: str) -> dict[str, Any]:
+    """The data of a city's reduction: the tokens due, and those the stock can give."""
     due = reduction_tokens(state, nation, area)
     return {"nation": nation, "area": area, "tokens": min(due, state.nations[nation].stock), "due": due}
 
 
 def tell_surplus(state: GameState, event: Event, viewer: str) -> str:
+    """``SurplusRemoved`` told: how many tokens went to stock, and from where."""
     removed = event.data["removed"]
     return f"{event.data['nation']} removed {sum(removed.values())} surplus tokens: " + ", ".join(
         f"{a} {n}" for a, n in removed.items()
@@ -155,6 +161,7 @@ def tell_surplus(state: GameState, event: Event, viewer: str) -> str:
 
 
 def tell_reduced(state: GameState, event: Event, viewer: str) -> str:
+    """A city reduced for want of support, told (with the stock's shortfall, if any)."""
     d = event.data
     how = " (by default)" if d.get("by_default") else ""
     if d["tokens"] == 0:

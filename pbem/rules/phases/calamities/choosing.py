@@ -87,6 +87,7 @@ def quantity(state: GameState, nation: str, calamity: str, role: str, name: str,
 
 
 def immune(state: GameState, nation: str, calamity: str, role: str, part: str | None = None) -> bool:
+    """The nation holds a card that spares it this part of the calamity in this role (e.g. Theology)."""
     rules = ruleset_of(state)
     for card in state.nations[nation].civ_cards:
         for e in rules.civ_cards[card].effects_of("calamity-immunity") if card in rules.civ_cards else ():
@@ -131,12 +132,14 @@ class Stage:
 
 
 def city_owner(state: GameState, area: str) -> str:
+    """The owner of the city standing in the area (a stage's candidates always hold one)."""
     city = state.area(area).city
     assert city is not None
     return city
 
 
 def within_caps(state: GameState, stage: Stage, picked: tuple[str, ...]) -> bool:
+    """The pick takes no more cities of one owner than the stage's caps allow."""
     caps = dict(stage.caps)
     for nation, cap in caps.items():
         if sum(1 for a in picked if city_owner(state, a) == nation) > cap:
@@ -167,6 +170,7 @@ def pick_options(state: GameState, stage: Stage) -> list[tuple[str, ...]]:
 
 
 def reduce_stage(state: GameState, nation: str, role: str, count: int, calamity: str, cites: tuple[str, ...], note: str = "") -> Stage:
+    """A stage in which the nation reduces ``count`` of its own cities, of its choice."""
     return Stage(
         nation=nation,
         role=role,
@@ -181,10 +185,12 @@ def reduce_stage(state: GameState, nation: str, role: str, count: int, calamity:
 
 
 def stage_index(state: GameState) -> int:
+    """Which stage of the calamity being resolved comes next (``state.step`` counts them)."""
     return int(state.step) if state.step.isdigit() else 0
 
 
 def automatic(state: GameState, stage: Stage) -> bool:
+    """The stage needs nobody's choice: nothing can be picked, or only one pick is legal."""
     return feasible(state, stage) == 0 or len(pick_options(state, stage)) == 1
 
 
