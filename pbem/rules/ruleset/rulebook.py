@@ -1,4 +1,4 @@
-"""The ruleset in force for one game: packaged data or a house map, plus options."""
+"""The ruleset in force for one game: packaged data or a house map, plus the board options."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pbem.rules.core.frozen import FrozenMap
 from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.loader import RULESET_OPTIONS, load_ruleset
 from pbem.rules.ruleset.model import Ruleset
+from pbem.rules.ruleset.options import options_of
 
 
 @lru_cache(maxsize=32)
@@ -16,9 +17,12 @@ def _load(data_dir: str | None, overrides: tuple[tuple[str, str], ...]) -> Rules
 
 
 def ruleset_for_options(options: FrozenMap[str, str] | dict[str, str]) -> Ruleset:
+    """The ruleset for option text not yet checked (a game being created, `pbem rules --option`)."""
     overrides = tuple(sorted((k, v) for k, v in options.items() if k in RULESET_OPTIONS))
     return _load(options.get("ruleset-data"), overrides)
 
 
 def ruleset_of(state: GameState) -> Ruleset:
-    return ruleset_for_options(state.options)
+    """The ruleset of a game, from its typed options (checked when the game was created)."""
+    options = options_of(state)
+    return _load(options.ruleset_data, options.board)
