@@ -152,6 +152,15 @@ def reduction(state: GameState, nation: str, area: str) -> dict[str, Any]:
     return {"nation": nation, "area": area, "tokens": min(due, state.nations[nation].stock), "due": due}
 
 
+def chosen_reduction(state: GameState, nation: str, area: str, cite: str, by_default: bool) -> dict[str, Any]:
+    """A REDUCE order checked (D-6) and turned into its event's data, the same after phase 5 and phase 9."""
+    check_reduction(state, nation, area, cite)
+    data = reduction(state, nation, area)
+    if by_default:
+        data["by_default"] = True
+    return data
+
+
 def tell_surplus(state: GameState, event: Event, viewer: str) -> str:
     """``SurplusRemoved`` told: how many tokens went to stock, and from where."""
     removed = event.data["removed"]

@@ -32,7 +32,7 @@ from pbem.rules.board.support import (
     ReduceCity,
     apply_reduced,
     apply_surplus,
-    check_reduction,
+    chosen_reduction,
     cities_of,
     reduction,
     reduction_candidates,
@@ -347,10 +347,7 @@ def decide_reduce(state: GameState, command: ReduceCity, by_default: bool = Fals
     current = _current(state) if state.phase == PHASE and state.step == "resolve" else None
     if current is None or current != (nation, "reduce") or _reduce_prompt(state, nation) is None:
         raise Rejection("no city of yours needs reducing now", "seed 001: 5C")
-    check_reduction(state, nation, command.area, "seed 001: 5C")
-    data = reduction(state, nation, command.area)
-    if by_default:
-        data["by_default"] = True
+    data = chosen_reduction(state, nation, command.area, "seed 001: 5C", by_default)
     return [Event("CityReductionChosen", data, SUPPORT_CITES)]
 
 

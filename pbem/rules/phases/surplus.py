@@ -21,7 +21,7 @@ from pbem.rules.board.ranking import in_ast_order
 from pbem.rules.board.support import (
     ReduceCity,
     apply_reduced,
-    check_reduction,
+    chosen_reduction,
     cities_of,
     disabled_tokens,
     reduction,
@@ -94,10 +94,7 @@ def decide_reduce(state: GameState, command: ReduceCity, by_default: bool = Fals
     current = _current(state)
     assert current is not None
     nation = current[0]
-    check_reduction(state, nation, command.area, "§29.8")
-    data = reduction(state, nation, command.area)
-    if by_default:
-        data["by_default"] = True
+    data = chosen_reduction(state, nation, command.area, "§29.8", by_default)
     return [Event("CitySupportReductionChosen", data, SUPPORT_CITES)]
 
 
