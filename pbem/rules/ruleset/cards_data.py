@@ -11,6 +11,7 @@ from pbem.rules.ruleset.model import (
     CivCard,
     Commodity,
     Effect,
+    MoneyPile,
     TradeStack,
     frozen,
 )
@@ -215,3 +216,31 @@ def cross_check_calamities(src: Source, calamities: Mapping[str, Calamity],
         for nation in cal.immune_nations:
             if not isinstance(nation, str):
                 raise src.error(line, f"{cal.name}: bad immune nation {nation!r}")
+
+
+def read_money(src: Source) -> tuple[list[MoneyPile], int, int]:
+    """The No-Trading variant's money piles (NT-3, NT-17), their price (NT-5) and hand limit (NT-13)."""
+    data = src.json()
+    piles: list[MoneyPile] = []
+    for p in data.get("piles", []):
+        number = p.get("number")
+        line = src.line_of("number", number)
+        number = src.int_field(line, "pile number", number, 1)
+        if number != len(piles) + 1:
+            raise src.error(line, f"pile {number} out of order (expected {len(piles) + 1})")
+        kind = p.get("type")
+        if not isinstance(kind, str) or not kind or kind in {q.type for q in piles}:
+            raise src.error(line, f"pile {number}: missing or duplicate type {kind!r}")
+        raw = p.get("values")
+        if not isinstance(raw, dict) or not raw:
+            raise src.error(line, f"pile {number}: 'values' must map each card value to its copies")
+        values = {
+            src.int_field(line, f"{kind}: value", value, 1): src.int_field(line, f"{kind}: copies of {value}", copies, 1)
+            for value, copies in raw.items()
+        }
+        piles.append(MoneyPile(number=number, type=kind, values=frozen(dict(sorted(values.items())))))
+    if not piles:
+        raise src.error(None, "no money piles")
+    price = src.int_field(src.line_of("price", data.get("price")), "price", data.get("price"), 1)
+    limit = src.int_field(src.line_of("hand_limit", data.get("hand_limit")), "hand_limit", data.get("hand_limit"), 1)
+    return piles, price, limit

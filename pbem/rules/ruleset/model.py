@@ -180,6 +180,40 @@ class TradeStack:
 
 
 @dataclass(frozen=True)
+class MoneyPile:
+    """One pile of money cards of the No-Trading variant (NT-3, NT-17): Outpost production cards of one type.
+
+    A money card is named by its type and value, "Water 7": others see the type,
+    only its holder the value (Q-NT1).
+    """
+
+    number: int
+    type: str
+    values: Mapping[int, int]   # value -> copies
+
+    def cards(self) -> list[str]:
+        """Every card of the pile, by value."""
+        return [self.card(v) for v, n in sorted(self.values.items()) for _ in range(n)]
+
+    def card(self, value: int) -> str:
+        return f"{self.type} {value}"
+
+    @property
+    def card_count(self) -> int:
+        return sum(self.values.values())
+
+
+def money_value(card: str) -> int:
+    """The face value of a money card ("Water 7" -> 7)."""
+    return int(card.rsplit(" ", 1)[1])
+
+
+def money_type(card: str) -> str:
+    """The type of a money card ("New Chemicals 18" -> "New Chemicals"): what others may see of it."""
+    return card.rsplit(" ", 1)[0]
+
+
+@dataclass(frozen=True)
 class Calamity:
     """A calamity (rule 30) with its printed numbers and the cards that change it."""
 
@@ -230,6 +264,10 @@ class Ruleset:
     hand_limit: int
     civ_card_copies: int
     numbers: Mapping[str, int]
+    #: The No-Trading variant's money piles, price and hand limit (empty when the data has no money_cards.json).
+    money_piles: tuple[MoneyPile, ...] = ()
+    money_price: int = 0
+    money_hand_limit: int = 0
 
     def area_names(self) -> tuple[str, ...]:
         """Land area names, sorted."""
@@ -265,6 +303,14 @@ class Ruleset:
             if card in names:
                 return stack
         raise KeyError(f"unknown trade card {card!r}")
+
+    def money_pile_of(self, card: str) -> MoneyPile:
+        """The pile a money card belongs to (and goes back to)."""
+        kind = money_type(card)
+        for pile in self.money_piles:
+            if pile.type == kind:
+                return pile
+        raise KeyError(f"unknown money card {card!r}")
 
     def calamity_order(self) -> tuple[str, ...]:
         """Calamity names in resolution order (rule 29.6)."""
