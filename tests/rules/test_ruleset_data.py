@@ -309,7 +309,7 @@ def test_ast_tracks(r: Ruleset) -> None:
     assert [e.cities for e in r.epochs] == [0, 2, 3, 4, 5]
 
 
-def test_money_piles_of_the_no_trading_variant(r: Ruleset) -> None:
+def test_the_numbers_of_the_no_trading_variant(r: Ruleset) -> None:
     """NT-3, NT-17: nine piles in the seed's order, 228 cards, the means of Outpost's reference sheet."""
     assert [p.type for p in r.money_piles] == [
         "Ore", "Water", "Titanium", "Research", "Microbiotics", "New Chemicals", "Orbital Medicine",
@@ -317,7 +317,10 @@ def test_money_piles_of_the_no_trading_variant(r: Ruleset) -> None:
     assert sum(p.card_count for p in r.money_piles) == 228
     means = [round(sum(v * n for v, n in p.values.items()) / p.card_count, 2) for p in r.money_piles]
     assert means == [3.0, 7.08, 10.0, 13.0, 17.0, 20.0, 30.0, 40.0, 50.0]
-    assert r.money_price == 18 and r.money_hand_limit == 8
+    assert r.no_trading is not None and r.no_trading.price == 18 and r.no_trading.hand_limit == 8
+    assert dict(r.no_trading.calamity_dice) == {
+        "Stone Age": (0, 0), "Early Bronze Age": (4, -2), "Late Bronze Age": (6, -2),
+        "Early Iron Age": (8, -2), "Late Iron Age": (6, 1)}
     assert r.money_pile_of("Ring Ore 35").number == 8 and r.money_piles[1].cards()[:3] == ["Water 4", "Water 4", "Water 5"]
 
 
@@ -444,16 +447,16 @@ def test_calamity_card_lists_checked_against_effects(copy: Path) -> None:
 
 
 def test_money_piles_out_of_order_are_named(copy: Path) -> None:
-    path = copy / "money_cards.json"
+    path = copy / "no_trading.json"
     data = json.loads(path.read_text())
     data["piles"][1]["number"] = 3
     path.write_text(json.dumps(data, indent=1))
-    with pytest.raises(RulesetError, match=r"money_cards.json, line \d+: pile 3 out of order \(expected 2\)"):
+    with pytest.raises(RulesetError, match=r"no_trading.json, line \d+: pile 3 out of order \(expected 2\)"):
         load_ruleset(copy)
 
 
 def test_a_house_map_without_money_cards_has_no_money_piles(copy: Path) -> None:
-    (copy / "money_cards.json").unlink()
+    (copy / "no_trading.json").unlink()
     assert load_ruleset(copy).money_piles == ()
 
 

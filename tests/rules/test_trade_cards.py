@@ -16,6 +16,7 @@ from pbem.rules.core.frozen import FrozenMap
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.engine import describe_event
 from pbem.rules.phases.trade_cards import BuyTradeCards, set_up_stacks
+from pbem.rules.ruleset.model import money_type
 from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.view import view
 
@@ -93,10 +94,16 @@ def test_stacks_already_set_up_are_not_set_up_again():
     assert "StacksSetUp" not in [e.type for e in events]
 
 
-def test_no_trading_variant_sets_up_nothing_and_waits():
-    state = settled(start(areas={"Carthago": {"city": "Africa"}}, options={"variant-no-trading": "on"}))
-    assert state.phase == "trade-card-acquisition" and state.step == "" and not state.stacks
-    assert E.pending(state) == {}
+def test_no_trading_sets_up_money_piles_and_a_calamity_pile_then_draws_by_cities():
+    """NT-1 to NT-4: nine shuffled money piles and the twelve calamities in one pile; one card per city."""
+    state = settled(start(areas={"Carthago": {"city": "Africa"}, "Sidon": {"city": "Africa"}},
+                          options={"variant-no-trading": "on"}))
+    rules = ruleset_of(state)
+    assert sorted(state.calamity_pile) == sorted(rules.calamities)
+    africa = state.nations["Africa"].hand
+    assert [money_type(c) for c in africa] == ["Ore", "Water"]
+    assert sum(len(c) for c in state.stacks.values()) + len(africa) == 228
+    assert state.returned == {} and not any(c in rules.calamities for c in africa)
 
 
 # -- the order language and prompts --------------------------------------------------------------

@@ -40,6 +40,11 @@ class NationState:
     #: The turn in which Mining's once-a-turn set bonus was used to buy
     #: civilization cards (§28.53, §32.261); 0 if never. Phase 12 sets it.
     mining_used_turn: int = 0
+    #: No-Trading: the standing order to roll for calamities even when exempt (NT-8; VOLUNTEER).
+    volunteers: bool = False
+    #: No-Trading: Water cards set aside this turn against a Famine (NT-12). They stay in ``hand``
+    #: (they count toward the hand limit, Q-NT4) but cannot pay for civilization cards this turn.
+    set_aside: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -103,6 +108,11 @@ class GameState:
     #: reducing his own cities, which always count): phase 9 records them, phase 11
     #: ends them (D-10).
     slave_revolts: tuple[tuple[str, int, int], ...] = ()
+    #: No-Trading: the calamity pile, the top card first (NT-2); the calamities drawn and still face up,
+    #: as (calamity, turn drawn) (NT-14); and how many calamities phase 9 still draws this turn (NT-7, NT-10).
+    calamity_pile: tuple[str, ...] = ()
+    calamities_face_up: tuple[tuple[str, int], ...] = ()
+    calamity_draws_left: int = 0
     finished: bool = False
 
     def player(self, player_id: int) -> Player:

@@ -13,8 +13,12 @@ auditor see them; the others see how many.
 The 13b step that puts returned cards back under the stacks belongs to the
 A.S.T.-alteration phase and lives in `board.stacks`.
 
-Under ``variant-no-trading=on`` none of this applies (NT-1): the phase is
-begun and waits, as the engine cannot play the money-card piles yet.
+Under ``variant-no-trading=on`` (RULINGS.md §4.2) the stacks are the nine
+money piles (NT-1, NT-3): they are shuffled with the calamity pile (NT-2)
+before the first draw; a player with N cities takes the top card of piles
+1..N (NT-4) and may then buy cards of pile N, his highest type (pile 1 with
+no city), at the money price each (NT-5). Others see the type of a money
+card, never its value (Q-NT1).
 """
 
 from __future__ import annotations
@@ -30,10 +34,11 @@ from pbem.rules.board.stacks import (
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.core.frozen import FrozenMap
-from pbem.rules.core.phase import PhaseRules, acting_nation, phase_ended, unplayable
+from pbem.rules.core.phase import PhaseRules, acting_nation, phase_ended
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
+from pbem.rules.ruleset.model import money_type
 from pbem.rules.ruleset.options import options_of
 from pbem.rules.ruleset.rulebook import ruleset_of
 
@@ -51,6 +56,19 @@ class BuyTradeCards:
 
 
 # -- stacks -------------------------------------------------------------------------
+
+
+def set_up_money(state: GameState, draws: Draws) -> Event:
+    """No-Trading: each money pile shuffled (NT-3), and the twelve calamities as one shuffled pile (NT-2)."""
+    rules = ruleset_of(state)
+    piles = {p.number: draws.shuffle(p.cards(), f"{state.version}:money-setup:{p.number}") for p in rules.money_piles}
+    calamities = draws.shuffle(sorted(rules.calamities), f"{state.version}:calamity-pile")
+    data = {"stacks": stacks_data(piles), "calamities": list(calamities)}
+    return Event("MoneyPilesSetUp", data, ("NT-1", "NT-2", "NT-3"))
+
+
+def apply_money_set_up(state: GameState, data: dict[str, Any]) -> GameState:
+    return replace(state, stacks=FrozenMap(stacks_from(data["stacks"])), calamity_pile=tuple(data["calamities"]))
 
 
 def set_up_stacks(state: GameState, draws: Draws) -> Event:
@@ -94,14 +112,35 @@ def _filed(state: GameState, key: str) -> tuple[str, ...]:
     return tuple(state.filed.get(key, ()))
 
 
-def _purchase_stack(state: GameState) -> tuple[str, ...]:
-    return tuple(state.stacks.get(ruleset_of(state).purchase_stack, ()))
+def _pile_count(state: GameState) -> int:
+    rules = ruleset_of(state)
+    return len(rules.money_piles) if options_of(state).no_trading else len(rules.stacks)
+
+
+def draw_count(state: GameState, nation: str) -> int:
+    """How many stacks (piles) the nation draws from: one per city on the board (§27.2, NT-4)."""
+    return min(state.cities_on_board(nation), _pile_count(state))
+
+
+def purchase_number(state: GameState, nation: str) -> int:
+    """The stack cards are bought from: stack 9 (§27.51), or under No-Trading the nation's highest pile (NT-5, Q-NT3)."""
+    if options_of(state).no_trading:
+        return max(1, draw_count(state, nation))
+    return ruleset_of(state).purchase_stack
+
+
+def price(state: GameState) -> int:
+    rules = ruleset_of(state)
+    return rules.no_trading.price if options_of(state).no_trading and rules.no_trading else rules.gold_ivory_price
+
+
+def _purchase_stack(state: GameState, nation: str) -> tuple[str, ...]:
+    return tuple(state.stacks.get(purchase_number(state, nation), ()))
 
 
 def most_affordable(state: GameState, nation: str) -> int:
     """How many cards ``nation`` could buy now: by treasury and by cards left in the purchase stack."""
-    price = ruleset_of(state).gold_ivory_price
-    return min(state.nations[nation].treasury // price, len(_purchase_stack(state)))
+    return min(state.nations[nation].treasury // price(state), len(_purchase_stack(state, nation)))
 
 
 def _must_draw(state: GameState, nation: str) -> bool:
@@ -145,7 +184,7 @@ def apply_drawn(state: GameState, data: dict[str, Any]) -> GameState:
 
 def apply_bought(state: GameState, data: dict[str, Any]) -> GameState:
     nation = data["nation"]
-    state, _ = _take_top(state, ruleset_of(state).purchase_stack, data["count"])
+    state, _ = _take_top(state, data.get("stack", ruleset_of(state).purchase_stack), data["count"])
     n = state.nations[nation]
     state = state.with_nation(
         replace(n, hand=n.hand + tuple(data["cards"]), treasury=n.treasury - data["paid"], stock=n.stock + data["paid"])
@@ -164,28 +203,37 @@ def _buy_choices(most: int) -> tuple[str, ...]:
 
 
 def _buy_prompt(state: GameState, nation: str) -> Prompt:
-    ruleset = ruleset_of(state)
     n = state.nations[nation]
     most = most_affordable(state, nation)
-    price, number = ruleset.gold_ivory_price, ruleset.purchase_stack
+    each, number = price(state), purchase_number(state, nation)
     hand = ", ".join(sorted(n.hand)) or "none"
+    if options_of(state).no_trading:
+        kind = ruleset_of(state).money_piles[number - 1].type
+        question = (
+            f"You may buy money cards of your highest type, {kind} (pile {number}), at {each} treasury each, "
+            f"taken from the top; you can afford up to {most}. How many do you buy?"
+        )
+        cites: tuple[str, ...] = ("NT-5", "Q-NT3")
+    else:
+        question = (
+            f"You may buy cards from stack {number} at {each} treasury each, taken from the top; "
+            f"you can afford up to {most}. How many do you buy?"
+        )
+        cites = ("§27.51", "Q-S3")
     return Prompt(
         who=nation.lower(),
         player_id=n.player_id,
         step="buy-trade-cards",
-        question=(
-            f"You may buy cards from stack {number} at {price} treasury each, taken from the top; "
-            f"you can afford up to {most}. How many do you buy?"
-        ),
+        question=question,
         choices=_buy_choices(most),
         template="BUY 0",
         default="BUY 0 (buy nothing)",
         situation=(
             f"Treasury {n.treasury}, stock {n.stock}, cities on the board {state.cities_on_board(nation)}.",
-            f"Your trade cards: {hand}.",
-            f"Cards left in stack {number}: {len(_purchase_stack(state))}.",
+            f"Your {'money' if options_of(state).no_trading else 'trade'} cards: {hand}.",
+            f"Cards left in {'pile' if options_of(state).no_trading else 'stack'} {number}: {len(_purchase_stack(state, nation))}.",
         ),
-        cites=("§27.51", "Q-S3"),
+        cites=cites,
     )
 
 
@@ -208,24 +256,26 @@ def decide_buy(state: GameState, command: BuyTradeCards, by_default: bool = Fals
     if who != nation or _must_draw(state, nation):
         waiting = f"; it is {who}'s turn to draw or buy" if who else ""
         raise Rejection(f"you may buy only straight after your own draw{waiting}", "§27.51")
-    ruleset = ruleset_of(state)
+    money = options_of(state).no_trading
     most = most_affordable(state, nation)
+    number = purchase_number(state, nation)
     if command.count < 0 or command.count > most:
         raise Rejection(
-            f"you can buy at most {most} (treasury {state.nations[nation].treasury}, {ruleset.gold_ivory_price} each; "
-            f"{len(_purchase_stack(state))} cards left in stack {ruleset.purchase_stack})",
-            "§27.51",
+            f"you can buy at most {most} (treasury {state.nations[nation].treasury}, {price(state)} each; "
+            f"{len(_purchase_stack(state, nation))} cards left in {'pile' if money else 'stack'} {number})",
+            "NT-5" if money else "§27.51",
         )
-    paid = command.count * ruleset.gold_ivory_price
     data: dict[str, Any] = {
         "nation": nation,
         "count": command.count,
-        "cards": list(_purchase_stack(state)[: command.count]),
-        "paid": paid,
+        "cards": list(_purchase_stack(state, nation)[: command.count]),
+        "paid": command.count * price(state),
     }
+    if money:
+        data["stack"] = number
     if by_default:
         data["by_default"] = True
-    return [Event("TradeCardsBought", data, ("seed 001: 6", "§27.51"))]
+    return [Event("TradeCardsBought", data, ("NT-5",) if money else ("seed 001: 6", "§27.51"))]
 
 
 def defaults(state: GameState, prompt: Prompt) -> list[Event]:
@@ -236,20 +286,19 @@ def defaults(state: GameState, prompt: Prompt) -> list[Event]:
 
 
 def _draw(state: GameState, nation: str) -> Event:
-    cities = state.cities_on_board(nation)
-    numbers = [n for n in range(1, min(cities, len(ruleset_of(state).stacks)) + 1) if state.stacks.get(n)]
+    reach = range(1, draw_count(state, nation) + 1)
+    numbers = [n for n in reach if state.stacks.get(n)]
     cards = [state.stacks[n][0] for n in numbers]
-    skipped = [n for n in range(1, min(cities, len(ruleset_of(state).stacks)) + 1) if n not in numbers]
-    data = {"nation": nation, "cities": cities, "stacks": numbers, "cards": cards, "skipped": skipped}
-    return Event("TradeCardsDrawn", data, ("seed 001: 6A", "Q-S3", "§27.1", "§27.4"))
+    skipped = [n for n in reach if n not in numbers]
+    data = {"nation": nation, "cities": state.cities_on_board(nation), "stacks": numbers, "cards": cards, "skipped": skipped}
+    cites = ("NT-4", "Q-NT2") if options_of(state).no_trading else ("seed 001: 6A", "Q-S3", "§27.1", "§27.4")
+    return Event("TradeCardsDrawn", data, cites)
 
 
 def settle(state: GameState, draws: Draws) -> list[Event]:
     if state.step == "":
-        if options_of(state).no_trading:
-            return unplayable(state, options_of(state).unplayable_phases == "skip")  # NT-1: the money-card piles are not played by this engine yet
         if not state.stacks:
-            return [set_up_stacks(state, draws)]
+            return [set_up_money(state, draws) if options_of(state).no_trading else set_up_stacks(state, draws)]
         order = draw_order(state)
         return [Event("TradeCardDrawBegan", {"order": order}, ("seed 001: 6A", "Q-S3"))]
     if state.step == "draw":
@@ -269,8 +318,18 @@ def sees_cards(viewer: str, nation: str) -> bool:
     return viewer in ("moderator", "auditor") or viewer == f"player:{nation.lower()}"
 
 
-def _plural(count: int) -> str:
-    return f"{count} trade card" + ("" if count == 1 else "s")
+def _plural(state: GameState, count: int) -> str:
+    kind = "money card" if options_of(state).no_trading else "trade card"
+    return f"{count} {kind}" + ("" if count == 1 else "s")
+
+
+def _cards_seen(state: GameState, viewer: str, nation: str, cards: list[str]) -> str:
+    """The cards as ``viewer`` may know them: all of it for the owner; a money card's type for the others (Q-NT1)."""
+    if sees_cards(viewer, nation):
+        return f" ({', '.join(cards)})"
+    if options_of(state).no_trading and cards:
+        return f" ({', '.join(money_type(c) for c in cards)})"
+    return ""
 
 
 def _tell_set_up(state: GameState, event: Event, viewer: str) -> str:
@@ -280,28 +339,28 @@ def _tell_set_up(state: GameState, event: Event, viewer: str) -> str:
 
 def _tell_drawn(state: GameState, event: Event, viewer: str) -> str:
     d = event.data
-    text = f"{d['nation']} drew {_plural(len(d['cards']))}"
-    if d["cards"] and sees_cards(viewer, d["nation"]):
-        text += f" ({', '.join(d['cards'])})"
+    text = f"{d['nation']} drew {_plural(state, len(d['cards']))}" + _cards_seen(state, viewer, d["nation"], d["cards"])
     if d["skipped"]:
-        text += f"; empty stacks skipped: {', '.join(str(n) for n in d['skipped'])}"
+        piles = "piles" if options_of(state).no_trading else "stacks"
+        text += f"; empty {piles} skipped: {', '.join(str(n) for n in d['skipped'])}"
     return text + "."
 
 
 def _tell_bought(state: GameState, event: Event, viewer: str) -> str:
     d = event.data
+    kind = "money cards" if options_of(state).no_trading else "trade cards"
     if not d["count"]:
-        return f"{d['nation']} bought no trade cards." if not d.get("by_default") else f"{d['nation']} bought no trade cards (no order by the deadline)."
-    text = f"{d['nation']} bought {_plural(d['count'])} from stack {ruleset_of(state).purchase_stack} for {d['paid']} treasury"
-    if sees_cards(viewer, d["nation"]):
-        text += f" ({', '.join(d['cards'])})"
-    return text + "."
+        return f"{d['nation']} bought no {kind}." if not d.get("by_default") else f"{d['nation']} bought no {kind} (no order by the deadline)."
+    where = f"pile {d['stack']}" if "stack" in d else f"stack {ruleset_of(state).purchase_stack}"
+    text = f"{d['nation']} bought {_plural(state, d['count'])} from {where} for {d['paid']} treasury"
+    return text + _cards_seen(state, viewer, d["nation"], d["cards"]) + "."
 
 
 RULES = PhaseRules(
     name=PHASE,
     apply={
         "StacksSetUp": apply_stacks_set_up,
+        "MoneyPilesSetUp": apply_money_set_up,
         "TradeCardDrawBegan": apply_drawing_begun,
         "TradeCardsDrawn": apply_drawn,
         "TradeCardsBought": apply_bought,
@@ -315,7 +374,14 @@ RULES = PhaseRules(
     },
     narrate={
         "StacksSetUp": _tell_set_up,
-        "TradeCardDrawBegan": lambda s, e, v: "Trade cards are drawn in this order: " + ", ".join(e.data["order"]) + ".",
+        "MoneyPilesSetUp": lambda s, e, v: (
+            "The money piles and the calamity pile were shuffled (cards per pile "
+            + ", ".join(f"{n}: {len(c)}" for n, c in sorted(stacks_from(e.data["stacks"]).items()))
+            + f"; {len(e.data['calamities'])} calamities)."
+        ),
+        "TradeCardDrawBegan": lambda s, e, v: (
+            ("Money" if options_of(s).no_trading else "Trade") + " cards are drawn in this order: " + ", ".join(e.data["order"]) + "."
+        ),
         "TradeCardsDrawn": _tell_drawn,
         "TradeCardsBought": _tell_bought,
     },

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import csv
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from pbem.rules.ruleset.effects import EFFECT_KINDS, Names
 from pbem.rules.ruleset.model import (
@@ -12,6 +12,7 @@ from pbem.rules.ruleset.model import (
     Commodity,
     Effect,
     MoneyPile,
+    NoTrading,
     TradeStack,
     frozen,
 )
@@ -218,9 +219,21 @@ def cross_check_calamities(src: Source, calamities: Mapping[str, Calamity],
                 raise src.error(line, f"{cal.name}: bad immune nation {nation!r}")
 
 
-def read_money(src: Source) -> tuple[list[MoneyPile], int, int]:
-    """The No-Trading variant's money piles (NT-3, NT-17), their price (NT-5) and hand limit (NT-13)."""
+def read_no_trading(src: Source, epochs: Iterable[str]) -> NoTrading:
+    """The No-Trading variant's numbers: money piles (NT-3, NT-17), price (NT-5), hand limit (NT-13), calamity dice (NT-7)."""
     data = src.json()
+    dice: dict[str, tuple[int, int]] = {}
+    for d in data.get("calamity_dice", []):
+        line = src.line_of("epoch", d.get("epoch"))
+        if d.get("epoch") not in epochs or d["epoch"] in dice:
+            raise src.error(line, f"calamity_dice: unknown or repeated epoch {d.get('epoch')!r}")
+        add = d.get("add", 0)
+        if not isinstance(add, int) or isinstance(add, bool):
+            raise src.error(line, f"calamity_dice: add must be a whole number, not {add!r}")
+        dice[d["epoch"]] = (src.int_field(line, "calamity_dice: sides", d.get("sides"), 0), add)
+    missing = [e for e in epochs if e not in dice]
+    if missing:
+        raise src.error(None, f"calamity_dice: no entry for {', '.join(missing)}")
     piles: list[MoneyPile] = []
     for p in data.get("piles", []):
         number = p.get("number")
@@ -243,4 +256,4 @@ def read_money(src: Source) -> tuple[list[MoneyPile], int, int]:
         raise src.error(None, "no money piles")
     price = src.int_field(src.line_of("price", data.get("price")), "price", data.get("price"), 1)
     limit = src.int_field(src.line_of("hand_limit", data.get("hand_limit")), "hand_limit", data.get("hand_limit"), 1)
-    return piles, price, limit
+    return NoTrading(piles=tuple(piles), price=price, hand_limit=limit, calamity_dice=frozen(dice))

@@ -36,14 +36,13 @@ from pbem.rules.ruleset.cards_data import (
     cross_check_calamities,
     read_calamities,
     read_cards,
-    read_money,
+    read_no_trading,
     read_stacks,
 )
 from pbem.rules.ruleset.model import (
     Area,
     AstTrack,
     Epoch,
-    MoneyPile,
     Nation,
     PlayerCountSetup,
     Ruleset,
@@ -118,9 +117,9 @@ def _load(folder: Path, options: dict[str, str]) -> Ruleset:
                                 Source(folder, "civ_card_credits.csv"), names)
     cross_check_calamities(Source(folder, "calamities.json"), calamities, cards)
     aliases = read_aliases(folder)
-    money: tuple[list[MoneyPile], int, int] = ([], 0, 0)
-    if (folder / "money_cards.json").exists():  # only the No-Trading variant needs it
-        money = read_money(Source(folder, "money_cards.json"))
+    no_trading = None
+    if (folder / "no_trading.json").exists():  # only the No-Trading variant needs it
+        no_trading = read_no_trading(Source(folder, "no_trading.json"), [e.name for e in epochs])
 
     # Options that choose among recorded alternatives.
     areas = apply_disputed(areas, options["disputed-areas"])
@@ -157,7 +156,7 @@ def _load(folder: Path, options: dict[str, str]) -> Ruleset:
         hand_limit=constants["hand_limit"],
         civ_card_copies=constants["civ_card_copies"],
         numbers=frozen(constants["numbers"]),
-        money_piles=tuple(money[0]), money_price=money[1], money_hand_limit=money[2],
+        no_trading=no_trading,
     )
 
 

@@ -203,6 +203,16 @@ class MoneyPile:
         return sum(self.values.values())
 
 
+@dataclass(frozen=True)
+class NoTrading:
+    """The numbers of the No-Trading variant (seed 004; RULINGS.md §4.2), from ``no_trading.json``."""
+
+    piles: tuple[MoneyPile, ...]
+    price: int                                   # treasury per money card bought (NT-5)
+    hand_limit: int                              # money cards kept after 12a (NT-13)
+    calamity_dice: Mapping[str, tuple[int, int]]  # epoch -> (sides, add): the calamities of a turn (NT-7)
+
+
 def money_value(card: str) -> int:
     """The face value of a money card ("Water 7" -> 7)."""
     return int(card.rsplit(" ", 1)[1])
@@ -264,10 +274,12 @@ class Ruleset:
     hand_limit: int
     civ_card_copies: int
     numbers: Mapping[str, int]
-    #: The No-Trading variant's money piles, price and hand limit (empty when the data has no money_cards.json).
-    money_piles: tuple[MoneyPile, ...] = ()
-    money_price: int = 0
-    money_hand_limit: int = 0
+    #: The No-Trading variant's numbers (None when the data has no no_trading.json: the variant cannot be played).
+    no_trading: NoTrading | None = None
+
+    @property
+    def money_piles(self) -> tuple[MoneyPile, ...]:
+        return self.no_trading.piles if self.no_trading else ()
 
     def area_names(self) -> tuple[str, ...]:
         """Land area names, sorted."""
