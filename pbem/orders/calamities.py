@@ -15,6 +15,9 @@ Epidemic, Flood): 3 tokens from Thebes, the city of Memphis eliminated, the city
 of Buhen reduced. ``GIVE Crete 8, Babylon 8, Thrace 4`` hands the secondary
 unit points to other players. ``CONVERT Buhen`` (Monotheism, phase 10)
 converts the units there; ``CONVERT NONE`` converts nothing.
+
+No-Trading (NT-8): ``VOLUNTEER`` is a standing order to roll for calamities
+even in a turn when you need not; ``VOLUNTEER OFF`` withdraws it.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import re
 
 from pbem.rules.core.state import GameState
 from pbem.rules.phases.calamities.choosing import GiveLosses, LoseUnits, PickCities
+from pbem.rules.phases.calamities.dice import Volunteer
 from pbem.rules.phases.monotheism import Convert
 
 from .grammar import Actor, LineError, Parser, area, areas, count, name, player_of
@@ -82,15 +86,28 @@ def _convert(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Con
     return Convert(player_of(actor), area(state, rest.strip(), notes))
 
 
+_ON = ("", "on", "yes", "y", "1", "true")
+_OFF = ("off", "no", "n", "0", "false", "none")
+
+
+def _volunteer(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Volunteer:
+    word = rest.strip().lower()
+    if word not in _ON + _OFF:
+        raise LineError("write VOLUNTEER (roll for calamities even when exempt) or VOLUNTEER OFF", ["VOLUNTEER", "VOLUNTEER OFF"])
+    return Volunteer(player_of(actor), word in _ON)
+
+
 VERBS: dict[str, tuple[Parser, str]] = {
     "CONVERT": (_convert, "CONVERT <area> (or CONVERT NONE)"),
     "PICK": (_pick, "PICK <area>, <area> ..."),
     "LOSE": (_lose, "LOSE <area> <tokens>, <area> CITY, <area> REDUCE ..."),
     "GIVE": (_give, "GIVE <nation> <points>, <nation> <points> ..."),
+    "VOLUNTEER": (_volunteer, "VOLUNTEER [OFF] (No-Trading: roll for calamities even when exempt)"),
 }
 CANONICAL = {
     Convert: lambda c: f"CONVERT {c.area or 'NONE'}",
     PickCities: lambda c: "PICK " + ", ".join(c.areas),
     LoseUnits: _write_lose,
     GiveLosses: lambda c: "GIVE " + ", ".join(f"{n} {k}" for n, k in c.shares),
+    Volunteer: lambda c: "VOLUNTEER" if c.on else "VOLUNTEER OFF",
 }

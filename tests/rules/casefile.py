@@ -16,12 +16,17 @@ rules expert can read and write them without reading Python. The format:
     calamity_givers = [["Egypt", "Epidemic", "Crete"]]  # optional: (receiver, calamity, giver) from phase 7
     calamities = [["Famine", "Egypt", ""]]  # optional: calamities to resolve (calamity, victim, giver or "")
     slave_revolts = [["Egypt", 15, 0]]  # optional: Slave Revolts in force (victim, disabled, tokens placed since)
+    calamity_pile = ["Famine"]    # optional, No-Trading: the calamity pile, top first
+    calamities_face_up = [["Flood", 1]]  # optional, No-Trading: (calamity, turn drawn) still face up
+    calamity_draws_left = 2       # optional, No-Trading: calamities phase 9 still draws this turn
 
     [nations.Egypt]               # every nation in play; omitted fields take defaults
     stock = 20                    # default: the full allotment minus what the areas hold
     treasury = 0
     civ_cards = ["Coinage"]
     hand = []
+    volunteers = false            # No-Trading: the VOLUNTEER standing order
+    set_aside = []                # No-Trading: Water cards set aside against a Famine this turn
 
     [areas.Thebes]                # only areas that hold something
     tokens = { Egypt = 3 }
@@ -49,6 +54,11 @@ rules expert can read and write them without reading Python. The format:
     finished = false                  # optional: whether the game is over
     winner = "Egypt"                  # optional: the winner named by GameEnded
     calamity_givers = [["Egypt", "Epidemic", "Crete"]]  # optional: (receiver, calamity, giver) recorded so far
+    calamity_pile = [...]             # optional: likewise the No-Trading calamity pile, face_up and draws left
+    stack_sizes = { "1" = 25 }        # optional: how many cards each stack (pile) holds
+    [[expect.data]]                   # optional: some event of this type carries these data fields
+    type = "CalamityDrawn"
+    low = "Egypt"
     [expect.stacks]                   # optional: "1" = [...] the whole stack, top first
     [expect.returned]                 # optional: likewise for returned cards
     [expect.views.observer.Egypt]     # optional: what a viewer's view shows (pbem.rules.view), e.g.
@@ -140,6 +150,8 @@ def position(case: dict[str, Any]) -> GameState:
                 hand=tuple(spec.get("hand", ())),
                 ast_position=int(spec.get("ast_position", 0)),
                 census=spec.get("census"),
+                volunteers=bool(spec.get("volunteers", False)),
+                set_aside=tuple(spec.get("set_aside", ())),
             )
         )
     return replace(
@@ -151,6 +163,9 @@ def position(case: dict[str, Any]) -> GameState:
         calamity_givers=tuple(tuple(g) for g in case.get("calamity_givers", ())),
         calamities=tuple((c[0], c[1], c[2] if len(c) > 2 and c[2] else None) for c in case.get("calamities", ())),
         slave_revolts=tuple((r[0], int(r[1]), int(r[2])) for r in case.get("slave_revolts", ())),
+        calamity_pile=tuple(case.get("calamity_pile", ())),
+        calamities_face_up=tuple((c, int(t)) for c, t in case.get("calamities_face_up", ())),
+        calamity_draws_left=int(case.get("calamity_draws_left", 0)),
     )
 
 
@@ -239,6 +254,8 @@ def check(case: dict[str, Any], outcome: Outcome) -> list[str]:
             "census": n.census,
             "ast_position": n.ast_position,
             "kept_hand_count": n.kept_hand_count,
+            "volunteers": n.volunteers,
+            "set_aside": list(n.set_aside),
         }
         for key, value in fields.items():
             if actual[key] != value:
@@ -265,6 +282,21 @@ def check(case: dict[str, Any], outcome: Outcome) -> list[str]:
                 got = shown[nation.lower()].get(key)
                 if got != (None if value == "hidden" else value):
                     problems.append(f"{viewer} sees {nation}.{key} = {got!r}, expected {value!r}")
+    for number, size in expect.get("stack_sizes", {}).items():
+        if len(state.stacks.get(int(number), ())) != size:
+            problems.append(f"stack {number} holds {len(state.stacks.get(int(number), ()))} cards, expected {size}")
+    for key, actual in (
+        ("calamity_pile", list(state.calamity_pile)),
+        ("calamities_face_up", [[c, t] for c, t in state.calamities_face_up]),
+        ("calamity_draws_left", state.calamity_draws_left),
+    ):
+        if key in expect and actual != expect[key]:
+            problems.append(f"{key}: expected {expect[key]!r}, got {actual!r}")
+    for wanted in expect.get("data", []):
+        fields = {k: v for k, v in wanted.items() if k != "type"}
+        found = [e.data for e in outcome.events if e.type == wanted["type"]]
+        if not any(all(d.get(k) == v for k, v in fields.items()) for d in found):
+            problems.append(f"no {wanted['type']} event with {fields}; got {found}")
     if "finished" in expect and state.finished != expect["finished"]:
         problems.append(f"finished: expected {expect['finished']}, got {state.finished}")
     if "calamity_givers" in expect and [list(g) for g in state.calamity_givers] != expect["calamity_givers"]:

@@ -5,6 +5,11 @@ discarded over the hand limit, calamities once resolved) and wait in
 ``state.returned`` until 13b puts them under their stacks (R-2.4, D-22,
 §29.7, §31.8). Every card is always in exactly one place: a stack, a hand, a
 calamity being resolved, or waiting for 13b (`cards_not_conserved`).
+
+Under No-Trading the stacks are the money piles and a card goes back to the
+pile of its type; the calamities have a pile of their own, kept under number
+0 while waiting; at 13b every pile that took a card back is shuffled whole
+(NT-15).
 """
 
 from __future__ import annotations
@@ -18,15 +23,17 @@ from pbem.rules.core.events import Event
 from pbem.rules.core.frozen import FrozenMap
 from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.model import Ruleset
+from pbem.rules.ruleset.options import options_of
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 
 def return_cards(state: GameState, cards: list[str]) -> GameState:
     """Cards leaving play this turn wait in ``state.returned``, by stack, for 13b."""
     rules = ruleset_of(state)
+    money = options_of(state).no_trading
     returned = state.returned
     for card in cards:
-        number = rules.stack_of(card).number
+        number = rules.money_pile_of(card).number if money else rules.stack_of(card).number
         returned = returned.set(number, tuple(returned.get(number, ())) + (card,))
     return replace(state, returned=returned)
 
@@ -50,6 +57,13 @@ def full_deck(ruleset: Ruleset) -> Counter[str]:
     return deck
 
 
+def money_deck(ruleset: Ruleset) -> Counter[str]:
+    """No-Trading: every money card and every calamity (NT-2, NT-17)."""
+    deck: Counter[str] = Counter(c for pile in ruleset.money_piles for c in pile.cards())
+    deck.update(ruleset.calamities)
+    return deck
+
+
 def cards_not_conserved(state: GameState) -> list[str]:
     """Once the stacks are set up from the data, every card is in a stack, a hand, a calamity being resolved or waiting for 13b.
 
@@ -61,8 +75,13 @@ def cards_not_conserved(state: GameState) -> list[str]:
     seen: Counter[str] = Counter()
     for cards in (*state.stacks.values(), *state.returned.values(), *(n.hand for n in state.nations.values())):
         seen.update(cards)
-    seen.update(c[0] for c in state.calamities)
-    deck = full_deck(ruleset_of(state))
+    if options_of(state).no_trading:  # a calamity being resolved is face up, and counted there
+        seen.update(state.calamity_pile)
+        seen.update(c for c, _ in state.calamities_face_up)
+        deck = money_deck(ruleset_of(state))
+    else:
+        seen.update(c[0] for c in state.calamities)
+        deck = full_deck(ruleset_of(state))
     if seen == deck:
         return []
     return [f"trade cards not conserved: missing {dict(deck - seen)}, extra {dict(seen - deck)}"]
@@ -77,6 +96,8 @@ def restack(state: GameState, draws: Draws) -> list[Event]:
     """
     if not any(state.returned.values()):
         return []
+    if options_of(state).no_trading:
+        return [_reshuffle(state, draws)]
     ruleset = ruleset_of(state)
     result: dict[int, tuple[str, ...]] = {}
     returned: dict[str, list[str]] = {}
@@ -90,6 +111,40 @@ def restack(state: GameState, draws: Draws) -> list[Event]:
         returned[str(number)] = list(cards)
     data = {"returned": returned, "stacks": stacks_data(result)}
     return [Event("CardsRestacked", data, ("R-2.4", "D-22", "§29.7", "§31.8"))]
+
+
+def _reshuffle(state: GameState, draws: Draws) -> Event:
+    """13b under No-Trading: each pile that took a card back this turn is shuffled as a whole (NT-15)."""
+    piles: dict[int, tuple[str, ...]] = {}
+    returned: dict[str, list[str]] = {}
+    calamities: list[str] | None = None
+    for number, cards in sorted(state.returned.items()):
+        if not cards:
+            continue
+        returned[str(number)] = list(cards)
+        if number == 0:
+            calamities = draws.shuffle([*state.calamity_pile, *cards], f"{state.version}:reshuffle:calamities")
+        else:
+            piles[number] = tuple(draws.shuffle([*state.stacks.get(number, ()), *cards], f"{state.version}:reshuffle:{number}"))
+    data = {"returned": returned, "stacks": stacks_data(piles), "calamities": calamities}
+    return Event("PilesReshuffled", data, ("NT-15",))
+
+
+def apply_reshuffled(state: GameState, data: dict[str, Any]) -> GameState:
+    """``PilesReshuffled``: the piles after 13b under No-Trading; nothing waits any more."""
+    stacks = state.stacks
+    for number, cards in stacks_from(data["stacks"]).items():
+        stacks = stacks.set(number, cards)
+    pile = tuple(data["calamities"]) if data["calamities"] is not None else state.calamity_pile
+    return replace(state, stacks=stacks, calamity_pile=pile, returned=FrozenMap())
+
+
+def tell_reshuffled(state: GameState, event: Event, viewer: str) -> str:
+    """What 13b did under No-Trading, in counts."""
+    parts = [f"{len(c)} back into pile {n}" for n, c in sorted(stacks_from(event.data["returned"]).items()) if n]
+    if event.data["calamities"] is not None:
+        parts.append(f"{len(event.data['returned']['0'])} calamities back into the calamity pile")
+    return "Piles that took cards back were shuffled whole: " + "; ".join(parts) + "."
 
 
 def apply_restacked(state: GameState, data: dict[str, Any]) -> GameState:

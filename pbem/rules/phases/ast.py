@@ -34,7 +34,13 @@ from pbem.rules.board.commodities import (
     sets_value,
 )
 from pbem.rules.board.ranking import ast_rank, in_ast_order
-from pbem.rules.board.stacks import apply_restacked, restack, tell_restacked
+from pbem.rules.board.stacks import (
+    apply_reshuffled,
+    apply_restacked,
+    restack,
+    tell_reshuffled,
+    tell_restacked,
+)
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.core.phase import PhaseRules, phase_ended
@@ -251,6 +257,7 @@ RULES = PhaseRules(
         "AstMarkersMoved": apply_markers_moved,
         "GameEnded": apply_ended,
         "CardsRestacked": apply_restacked,
+        "PilesReshuffled": apply_reshuffled,
     },
     settle=settle,
     narrate={
@@ -260,5 +267,6 @@ RULES = PhaseRules(
         "AstMarkersMoved": lambda s, e, v: None,
         "GameEnded": _tell_ended,
         "CardsRestacked": tell_restacked,
+        "PilesReshuffled": tell_reshuffled,
     },
 )

@@ -32,11 +32,14 @@ def _unit_points(name: str, keep_one: bool, cites: tuple[str, ...]) -> Callable[
             points = quantity(state, victim, name, "primary", "unit_points", spec.primary["unit_points"])
             return Loss(victim, "primary", points, keep_one, f"{name}: you lose {points} unit points.", cites)
         if index == 1:
-            others = [n for n in in_ast_order(state, state.nations) if n not in (victim, giver)]
+            # The player who traded the card is spared (§29.61); a non-tradable Famine has no trader, and
+            # under No-Trading its High may be a secondary victim like anyone (Q-NT7).
+            spared = giver if spec.tradable else None
+            others = [n for n in in_ast_order(state, state.nations) if n not in (victim, spared)]
             total, cap = spec.secondary["unit_points_total"], spec.secondary["max_per_player"]
             question = (
                 f"{name}: give {total} more unit points to other players, at most {cap} each"
-                + (f" (not {giver}, who traded you the card)" if giver else "")
+                + (f" (not {spared}, who traded you the card)" if spared else "")
                 + "; each then chooses which of his units go."
             )
             return Assign(victim, total, tuple((n, cap) for n in others), question, cites + ("§29.61",))

@@ -60,6 +60,18 @@ from pbem.rules.phases.calamities.choosing import (
     stage_index,
     within_caps,
 )
+from pbem.rules.phases.calamities.dice import (
+    Volunteer,
+    apply_back_in_pile,
+    apply_drawn,
+    apply_pile_empty,
+    apply_volunteering,
+    back_in_pile,
+    decide_volunteer,
+    draw_next,
+    tell_drawn,
+    tell_volunteering,
+)
 from pbem.rules.ruleset.options import options_of
 
 #: Every family of calamities; a calamity is resolved by its family's resolver.
@@ -140,6 +152,8 @@ def apply_resolved(state: GameState, data: dict[str, Any]) -> GameState:
     for key in (key for family in FAMILIES for key in family.filed):
         filed = filed.without(key)
     state = replace(state, calamities=state.calamities[1:], step="", filed=filed)
+    if options_of(state).no_trading:
+        return state  # the card stays face up until the next turn's phase 9 has ended (NT-14)
     return return_cards(state, [data["calamity"]])
 
 
@@ -149,6 +163,11 @@ def _struck_cites(cal: Strike, stage: Stage) -> tuple[str, ...]:
 
 def settle_resolution(state: GameState, draws: Draws) -> list[Event]:
     current = _current(state)
+    if current is None and options_of(state).no_trading:
+        if state.calamity_draws_left > 0:
+            return [draw_next(state, draws)]  # one calamity at a time, each resolved before the next is rolled (NT-10)
+        back = back_in_pile(state)
+        return [back] if back else [phase_ended(RESOLUTION, ("seed 004: 5", "NT-10", "NT-14"))]
     if current is None:
         return [phase_ended(RESOLUTION, ("seed 003: 9", "§29.6"))]
     cal, stage = current
@@ -451,8 +470,18 @@ RULES = PhaseRules(
         "CalamityLossesGiven": apply_given,
         "CalamityLossesShared": apply_given,
         **{event: fold for family in FAMILIES for event, fold in family.apply.items()},
+        "CalamityDrawn": apply_drawn,
+        "CalamityPileEmpty": apply_pile_empty,
+        "CalamitiesBackInPile": apply_back_in_pile,
+        "VolunteeringSet": apply_volunteering,
     },
-    decide={PickCities: decide_pick, LoseUnits: decide_lose, GiveLosses: decide_give, **{command: decide for family in FAMILIES for command, decide in family.decide.items()}},
+    decide={
+        PickCities: decide_pick,
+        LoseUnits: decide_lose,
+        GiveLosses: decide_give,
+        **{command: decide for family in FAMILIES for command, decide in family.decide.items()},
+        Volunteer: decide_volunteer,
+    },
     pending=pending_resolution,
     defaults=defaults_resolution,
     settle=settle_resolution,
@@ -466,6 +495,7 @@ RULES = PhaseRules(
         ),
         "CalamityLossesGiven": lambda s, d: GiveLosses(s.nations[d["victim"]].player_id, tuple((n, k) for n, k in d["shares"])),
         **{event: command for family in FAMILIES for event, command in family.inputs.items()},
+        "VolunteeringSet": lambda s, d: Volunteer(s.nations[d["nation"]].player_id, d["volunteers"]),
     },
     narrate={
         "CalamityStruck": _tell_struck,
@@ -475,6 +505,14 @@ RULES = PhaseRules(
         "CalamityLossesGiven": _tell_given,
         "CalamityLossesShared": _tell_given,
         **{event: tell for family in FAMILIES for event, tell in family.narrate.items()},
+        "CalamityDrawn": tell_drawn,
+        "CalamityPileEmpty": lambda s, e, v: (
+            f"The calamity pile is empty: the {e.data['left']} calamities still to come this turn do not happen (Q-NT5)."
+        ),
+        "CalamitiesBackInPile": lambda s, e, v: (
+            f"Back into the calamity pile, face down: {', '.join(e.data['calamities'])} (drawn last turn, NT-14)."
+        ),
+        "VolunteeringSet": tell_volunteering,
         "CalamityResolved": lambda s, e, v: f"{e.data['calamity']} ({e.data['victim']}) is resolved.",
         "CalamityNotPlayable": lambda s, e, v: (
             f"{e.data['calamity']} ({e.data['victim']}) cannot be resolved by this engine yet; "

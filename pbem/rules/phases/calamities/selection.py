@@ -5,6 +5,10 @@ is the primary victim; a tradable calamity that changed hands in phase 7
 names its giver (Treachery's trader; never a secondary victim). A player who
 is primary victim of more than `primary-calamity-limit` calamities keeps that
 many, drawn at random; the others go to the returned cards with no effect.
+
+Under the No-Trading variant nobody holds a calamity: one die, by the most
+advanced epoch on the A.S.T., says how many strike this turn (NT-7, `dice`),
+and phase 9 draws them from the calamity pile one at a time.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.core.phase import PhaseRules, phase_ended
 from pbem.rules.core.state import GameState
+from pbem.rules.phases.calamities.dice import apply_count, count_roll, tell_count
 from pbem.rules.ruleset.options import options_of
 from pbem.rules.ruleset.rulebook import ruleset_of
 
@@ -77,6 +82,10 @@ def apply_limited(state: GameState, data: dict[str, Any]) -> GameState:
 
 
 def settle_selection(state: GameState, draws: Draws) -> list[Event]:
+    if options_of(state).no_trading:
+        if state.step == "":
+            return [count_roll(state, draws), phase_ended(SELECTION, ("NT-7",))]
+        return []
     if state.step == "":
         revealed = _revealed(state)
         if not revealed:
@@ -115,7 +124,7 @@ def _tell_limited(state: GameState, event: Event, viewer: str) -> str:
 
 RULES = PhaseRules(
     name=SELECTION,
-    apply={"CalamitiesRevealed": apply_revealed, "CalamitiesLimited": apply_limited},
+    apply={"CalamitiesRevealed": apply_revealed, "CalamitiesLimited": apply_limited, "CalamityCountRolled": apply_count},
     settle=settle_selection,
-    narrate={"CalamitiesRevealed": _tell_revealed, "CalamitiesLimited": _tell_limited},
+    narrate={"CalamitiesRevealed": _tell_revealed, "CalamitiesLimited": _tell_limited, "CalamityCountRolled": tell_count},
 )

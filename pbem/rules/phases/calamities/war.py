@@ -5,6 +5,9 @@ Procedure as this engine plays it (stages of the calamity, ``state.step``):
 0. The beneficiary is ranked by ``beneficiary_ranking`` (D-1) over all
    players, the victim included. If the victim ranks first, or he has no
    unit on the board, there is no Civil War (§30.411, D-1 "Civil War").
+   Under No-Trading the High roller is the beneficiary and the ranking only
+   follows him for the cascade of step 5; the victim's own rank does not
+   matter (NT-9).
 1. Faction 1: the victim chooses units worth 15 unit points (a city 5, a
    token 1), +5 for each of Music and Drama & Poetry, +10 for Democracy.
    With Philosophy the beneficiary chooses 15 units instead, and stage 2 is
@@ -375,8 +378,14 @@ def _handover(state: GameState, cal: tuple) -> Event:
 
 def civil_war(state: GameState, cal: tuple, index: int) -> Any:
     """The resolver of Civil War (see the module docstring for the stages)."""
-    name, victim, _ = cal
+    name, victim, high = cal
     if index == 0:
+        if high is not None:  # No-Trading: High is the beneficiary; the ranking only follows him (NT-9)
+            ranking = [high] + beneficiary_ranking(state, excluding=(victim, high))
+            data = {"calamity": name, "victim": victim, "ranking": ranking, "beneficiary": high, "next": 1}
+            if _units(state, victim) == 0:
+                return Event("CivilWarAverted", data | {"reason": "no-units", "next": DONE}, ("seed 003: 9", "§30.41"))
+            return Event("CivilWarBegins", data, ("seed 004: 5b", "NT-9", "§30.415", "D-1"))
         ranking = beneficiary_ranking(state)
         data = {"calamity": name, "victim": victim, "ranking": ranking, "beneficiary": ranking[0], "next": 1}
         if ranking[0] == victim:
