@@ -13,7 +13,12 @@ from pbem.rules import engine as E
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import AreaState
-from pbem.rules.phases.calamities.dice import Volunteer, exempt, most_advanced_epoch, roll_off
+from pbem.rules.phases.calamities.dice import (
+    Volunteer,
+    exempt,
+    most_advanced_epoch,
+    roll_off,
+)
 
 from .casefile import position
 

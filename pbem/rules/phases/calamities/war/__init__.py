@@ -51,13 +51,20 @@ from pbem.rules.phases.calamities.choosing import (
     own_stage,
     quantity,
 )
+from pbem.rules.phases.calamities.war.factions import CITY_POINTS, Item, faction_points
+from pbem.rules.phases.calamities.war.narration import (
+    AVERTED_BECAUSE,
+    tell_fought,
+    tell_kept,
+    tell_split,
+    tell_units,
+    units_text,
+)
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 NAME = "Civil War"
-CITY_POINTS = 5
 DONE = 9
 SPLIT, KEEP, HANDOVER = 3, 4, 5
-Item = tuple[str, str, int]
 CITES = ("§30.41", "D-1", "Q-S6")
 
 
@@ -79,11 +86,6 @@ class ChooseFaction:
 
 def _filed_items(state: GameState, key: str = "faction") -> tuple[Item, ...]:
     return tuple(tuple(i) for i in state.filed.get(key, ()))  # type: ignore[misc]
-
-
-def faction_points(items: tuple[Item, ...] | list[Item]) -> int:
-    """Unit points of a faction: a city 5, a token 1."""
-    return sum(CITY_POINTS if what == "city" else n for _, what, n in items)
 
 
 def _beneficiary(state: GameState) -> str:
@@ -334,8 +336,8 @@ class KeepChoice:
             template=f"FACTION {best}",
             default=f"FACTION {best} (the faction worth more unit points; faction 1 on a tie)",
             situation=(
-                f"Faction 1 ({faction_points(one)} unit points): {_units_text(list(one))}.",
-                f"Faction 2 ({faction_points(two)} unit points): {_units_text(list(two))}.",
+                f"Faction 1 ({faction_points(one)} unit points): {units_text(list(one))}.",
+                f"Faction 2 ({faction_points(two)} unit points): {units_text(list(two))}.",
                 "You keep your stock, ships, treasury, cards and A.S.T. position whichever you keep.",
             ),
             cites=("seed 003: 9",) + CITES,
@@ -527,65 +529,21 @@ def apply_fought(state: GameState, data: dict[str, Any]) -> GameState:
     return replace(_clear(state), step=str(data["next"]), gained_this_turn=tuple(gained))
 
 
-# -- narrate -------------------------------------------------------------------------------------
-
-_WHY = {
-    "victim-ranks-first": "the victim himself ranks first for beneficiary (§30.411)",
-    "no-units": "the victim has no units on the board",
-    "no-faction-2": "no units are left for a second faction",
-    "no-faction-1": "no units were chosen for the first faction",
-}
-
-
-def _units_text(units: list) -> str:
-    return ", ".join(f"{a} {n}" if w == "tokens" else f"{a} city" for a, w, n in units) or "nothing"
-
-
-def _tell_units(state: GameState, event: Event, viewer: str) -> str:
-    d = event.data
-    how = " (by default)" if d.get("by_default") else ""
-    return f"Civil War ({d['victim']}): {d['chooser']} puts {_units_text(d['units'])} in faction 1{how}."
-
-
-def _tell_fought(state: GameState, event: Event, viewer: str) -> str:
-    d = event.data
-    parts = []
-    for m in d["moves"]:
-        what = "the city" if m["what"] == "city" else f"{m['count']} token{'s' if m['count'] != 1 else ''}"
-        parts.append(f"{what} in {m['area']} " + (f"to {m['to']}" if m["to"] else "eliminated (no stock left)"))
-    kept = f"{d['victim']} kept faction {d['kept']}; " if d.get("kept") else ""
-    return f"Civil War ({d['victim']}) with beneficiary {d['beneficiary']}: {kept}" + ("; ".join(parts) or "nothing changes sides") + "."
-
-
-def _tell_split(state: GameState, event: Event, viewer: str) -> str:
-    d = event.data
-    one, two = d["factions"]
-    lost = f" Military: {_units_text(d['lost'])} lost first." if d["lost"] else ""
-    return (f"Civil War ({d['victim']}):{lost} Faction 1 ({faction_points(one)} unit points): {_units_text(one)}; "
-            f"faction 2 ({faction_points(two)} unit points): {_units_text(two)}.")
-
-
-def _tell_kept(state: GameState, event: Event, viewer: str) -> str:
-    d = event.data
-    how = " (by default)" if d.get("by_default") else ""
-    return f"Civil War ({d['victim']}): {d['victim']} keeps faction {d['kept']}{how}."
-
-
 FAMILY = CalamityFamily(
     resolvers={NAME: civil_war},
     narrate={
         "CivilWarBegins": lambda s, e, v: (
             f"Civil War ({e.data['victim']}): the beneficiary is {e.data['beneficiary']} (ranking {', '.join(e.data['ranking'])})."
         ),
-        "CivilWarAverted": lambda s, e, v: f"Civil War ({e.data['victim']}): no civil war, as {_WHY[e.data['reason']]}.",
-        "CivilWarUnitsChosen": _tell_units,
-        "CivilWarUnitsTaken": _tell_units,
-        "CivilWarSplit": _tell_split,
-        "CivilWarFactionKept": _tell_kept,
+        "CivilWarAverted": lambda s, e, v: f"Civil War ({e.data['victim']}): no civil war, as {AVERTED_BECAUSE[e.data['reason']]}.",
+        "CivilWarUnitsChosen": tell_units,
+        "CivilWarUnitsTaken": tell_units,
+        "CivilWarSplit": tell_split,
+        "CivilWarFactionKept": tell_kept,
         "CivilWarOneFactionLeft": lambda s, e, v: (
             f"Civil War ({e.data['victim']}): Military emptied one faction; {e.data['victim']} keeps faction {e.data['kept']}."
         ),
-        "CivilWarFought": _tell_fought,
+        "CivilWarFought": tell_fought,
     },
     apply={
         "CivilWarBegins": apply_begins,
