@@ -7,6 +7,10 @@ waste). ``ADVANCE NONE`` buys nothing. The whole purchase is one line, so it
 is checked as a whole. ``DISCARD Ochre 2, Hides`` gives up cards over the
 hand limit. Counts may come before or after a name (``3 Salt``, ``Salt 3``);
 a name alone is one card.
+
+Under No-Trading a money card is named by its type and value, one card each:
+``ADVANCE Pottery PAY Research 13, Water 7, Water 7``; ``Water 7 x2`` is the
+same as naming it twice.
 """
 
 from __future__ import annotations
@@ -15,7 +19,8 @@ import re
 
 from pbem.rules.core.state import GameState
 from pbem.rules.phases.advances.hand_limit import DiscardCards
-from pbem.rules.phases.advances.purchase import BuyAdvances, order_line
+from pbem.rules.phases.advances.purchase import BuyAdvances, order_line, pay_text
+from pbem.rules.ruleset.options import options_of
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 from .grammar import Actor, LineError, Parser, count, name, player_of
@@ -39,9 +44,23 @@ def _civ_cards(state: GameState, text: str, notes: list[str]) -> tuple[str, ...]
     return tuple(out)
 
 
+def _money_card(state: GameState, words: list[str], part: str, notes: list[str]) -> tuple[str, int]:
+    """'Water 7', 'Water 7 x2', '2 x Water 7' -> (Water 7, count)."""
+    times = 1
+    if len(words) > 2 and words[-1].lower().lstrip("x×").isdigit() and words[-1][0].lower() in "x×":
+        times, words = int(words[-1].lower().lstrip("x×")), words[:-1]
+    elif len(words) > 2 and words[0].isdigit() and words[1].lower() in ("x", "×"):
+        times, words = int(words[0]), words[2:]
+    if len(words) < 2 or not words[-1].isdigit():
+        raise LineError(f"{part!r}: name a money card by its type and value, e.g. Water 7")
+    kind = name(" ".join(words[:-1]), [p.type for p in ruleset_of(state).money_piles], "money card type", notes)
+    return f"{kind} {int(words[-1])}", count(str(times), "number of cards")
+
+
 def _counted(state: GameState, text: str, notes: list[str], allow_treasury: bool) -> tuple[list[tuple[str, int]], int]:
-    """'Ochre 4, Hides, treasury 3' -> ([(Ochre, 4), (Hides, 1)], 3)."""
+    """'Ochre 4, Hides, treasury 3' -> ([(Ochre, 4), (Hides, 1)], 3); under No-Trading 'Water 7, Ore 3 x2'."""
     commodities = [c.name for s in ruleset_of(state).stacks for c in s.commodities]
+    money = options_of(state).no_trading
     cards: list[tuple[str, int]] = []
     treasury = 0
     for part in (p.strip() for p in re.split(r"[,;]|\band\b", text, flags=re.IGNORECASE)):
@@ -58,6 +77,9 @@ def _counted(state: GameState, text: str, notes: list[str], allow_treasury: bool
         label = " ".join(words)
         if allow_treasury and label.lower() in _TREASURY:
             treasury += number
+            continue
+        if money:
+            cards.append(_money_card(state, part.split(), part, notes))
             continue
         if label.isdigit():
             raise LineError(f"{part!r}: write the card's name and how many, e.g. Ochre 4")
@@ -107,9 +129,9 @@ def _write_buy(command: BuyAdvances) -> str:
 VERBS: dict[str, tuple[Parser, str]] = {
     "ADVANCE": (_advance, "ADVANCE <card>, <card> [PAY <commodity> <n>, ..., treasury <n>] | ADVANCE NONE"),
     "PAY": (_pay, "PAY goes on the ADVANCE line"),
-    "DISCARD": (_discard, "DISCARD <commodity> <n>, ..."),
+    "DISCARD": (_discard, "DISCARD <commodity> <n>, ... (No-Trading: DISCARD <type> <value>, ...)"),
 }
 CANONICAL = {
     BuyAdvances: _write_buy,
-    DiscardCards: lambda c: "DISCARD " + ", ".join(f"{n} {k}" for n, k in c.cards),
+    DiscardCards: lambda c: "DISCARD " + pay_text(dict(c.cards), 0),
 }

@@ -17,7 +17,8 @@ unit points to other players. ``CONVERT Buhen`` (Monotheism, phase 10)
 converts the units there; ``CONVERT NONE`` converts nothing.
 
 No-Trading (NT-8): ``VOLUNTEER`` is a standing order to roll for calamities
-even in a turn when you need not; ``VOLUNTEER OFF`` withdraws it.
+even in a turn when you need not; ``VOLUNTEER OFF`` withdraws it. ``WATER 2``
+sets aside two Water cards against a Famine (Pottery, NT-12).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import re
 from pbem.rules.core.state import GameState
 from pbem.rules.phases.calamities.choosing import GiveLosses, LoseUnits, PickCities
 from pbem.rules.phases.calamities.dice import Volunteer
+from pbem.rules.phases.calamities.plagues import SetAsideWater
 from pbem.rules.phases.monotheism import Convert
 
 from .grammar import Actor, LineError, Parser, area, areas, count, name, player_of
@@ -97,11 +99,16 @@ def _volunteer(state: GameState, actor: Actor, rest: str, notes: list[str]) -> V
     return Volunteer(player_of(actor), word in _ON)
 
 
+def _water(state: GameState, actor: Actor, rest: str, notes: list[str]) -> SetAsideWater:
+    return SetAsideWater(player_of(actor), count(rest.strip() or "", "number of Water cards"))
+
+
 VERBS: dict[str, tuple[Parser, str]] = {
     "CONVERT": (_convert, "CONVERT <area> (or CONVERT NONE)"),
     "PICK": (_pick, "PICK <area>, <area> ..."),
     "LOSE": (_lose, "LOSE <area> <tokens>, <area> CITY, <area> REDUCE ..."),
     "GIVE": (_give, "GIVE <nation> <points>, <nation> <points> ..."),
+    "WATER": (_water, "WATER <n> (No-Trading: Water cards set aside against a Famine, with Pottery)"),
     "VOLUNTEER": (_volunteer, "VOLUNTEER [OFF] (No-Trading: roll for calamities even when exempt)"),
 }
 CANONICAL = {
@@ -110,4 +117,5 @@ CANONICAL = {
     LoseUnits: _write_lose,
     GiveLosses: lambda c: "GIVE " + ", ".join(f"{n} {k}" for n, k in c.shares),
     Volunteer: lambda c: "VOLUNTEER" if c.on else "VOLUNTEER OFF",
+    SetAsideWater: lambda c: f"WATER {c.count}",
 }

@@ -64,6 +64,9 @@ def next_phase(state: GameState) -> list[Event]:
 
 def _apply_began(state: GameState, data: dict[str, Any]) -> GameState:
     new_turn = data["turn"] != state.turn
+    if new_turn:  # Water set aside against a Famine is free to pay again once the turn is over (NT-12)
+        for nation in [n for n in state.nations.values() if n.set_aside]:
+            state = state.with_nation(replace(nation, set_aside=()))
     return replace(
         state,
         built_this_turn=() if new_turn else state.built_this_turn,

@@ -7,11 +7,13 @@ Viewers: ``player:<nation>``, ``observer``, ``moderator``, ``auditor``.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from pbem.rules.core.state import GameState
 from pbem.rules.engine import pending
 from pbem.rules.phases.ast import final_standings
+from pbem.rules.ruleset.model import money_type
 from pbem.rules.ruleset.options import options_of
 from pbem.rules.ruleset.rulebook import ruleset_of
 
@@ -48,6 +50,7 @@ def view(state: GameState, viewer: str) -> dict[str, Any]:
     """The game as ``viewer`` may see it, as JSON-ready data (documented in docs/state.md)."""
     viewer = check_viewer(state, viewer)
     ruleset = ruleset_of(state) if state.players else None
+    money = options_of(state).no_trading
     nations: dict[str, Any] = {}
     for name, n in state.nations.items():
         entry: dict[str, Any] = {
@@ -64,6 +67,9 @@ def view(state: GameState, viewer: str) -> dict[str, Any]:
         }
         if _sees_hand(viewer, name):
             entry["hand"] = list(n.hand)
+        if money:  # a money card's type shows on its back; its value only to its holder (Q-NT1)
+            entry["money_types"] = dict(sorted(Counter(money_type(c) for c in n.hand).items()))
+            entry["volunteers"] = n.volunteers if _sees_hand(viewer, name) else None
         nations[name.lower()] = entry
     areas: dict[str, Any] = {}
     if ruleset is not None:
@@ -89,9 +95,19 @@ def view(state: GameState, viewer: str) -> dict[str, Any]:
         "areas": areas,
         # Revealed in phase 8 (seed 003: 8); who traded a card stays between the two players.
         "calamities": [{"calamity": c[0], "victim": c[1]} for c in state.calamities],
+        "variants": variants_in_force(state),
+        # No-Trading: calamities drawn stay face up until the next turn's phase 9 (NT-14); the pile is face down.
+        **({"calamities_face_up": [{"calamity": c, "turn": t} for c, t in state.calamities_face_up],
+            "calamity_pile": len(state.calamity_pile)} if money else {}),
         "finished": state.finished,
         "scores": _scores(state) if state.finished else None,
     }
+
+
+def variants_in_force(state: GameState) -> list[str]:
+    """The variants this game plays, by name, for headers and reports (RULINGS.md §4)."""
+    options = options_of(state)
+    return [name for name, on in (("Small Cities", options.small_cities), ("No-Trading", options.no_trading)) if on]
 
 
 def _scores(state: GameState) -> list[dict[str, Any]]:

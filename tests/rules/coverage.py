@@ -42,10 +42,15 @@ REQUIRED: dict[str, list[str]] = {
     "7. Trade": ["seed 003: 7", "NT-6"],
     "12. Civilization advances": ["seed 003: 12"],
     "13. A.S.T. alteration and the end of the game": ["seed 003: 13", "D-11"],
+    "No-Trading variant (seed 004, RULINGS.md §4.2)": [
+        *(f"NT-{n}" for n in range(1, 18)), *(f"Q-NT{n}" for n in range(1, 14)),
+    ],
 }
 
 #: Statements checked by unit tests rather than case files (they need a house map or compare values).
 UNIT_TESTS: dict[str, list[str]] = {
+    "Q-NT10": ["tests/rules/test_ruleset_data.py::test_the_numbers_of_the_no_trading_variant",
+               "tests/rules/test_ruleset_data.py::test_a_house_map_without_no_trading_data_has_no_money_piles"],
     "D-1": ["tests/rules/test_ranking.py::test_d1a_seed_ranks_cities_in_stock_first_1991_ranks_unit_points",
             "tests/rules/test_ranking.py::test_d1b_a_tie_goes_to_the_earlier_nation_in_ast_order"],
     "D-6": ["tests/rules/test_cities.py::test_d6_reduction_order_as_stated"],

@@ -214,12 +214,24 @@ def test_mining_bonus_used_once_per_turn():
     assert score(state, "Egypt")["trade_cards"] == 32  # the Gems are not enlarged again this turn
 
 
-def test_no_trading_variant_is_not_played():
-    state = game(E10, options={"variant-no-trading": "on"})
-    assert E.pending(state) == {}
-    assert state.phase == PHASE and state.step == ""
-    with pytest.raises(Rejection):
-        decide(state, "ADVANCE Music")
+def test_no_trading_money_cards_are_read_written_and_paid_at_face_value():
+    """NT-13: money cards pay their face values added up; the engine's payment wastes least; Water set aside cannot pay."""
+    money = {"Egypt": {"hand": ["Research 13", "Titanium 10", "Water 7", "Water 7", "Ore 2"], "treasury": 20,
+                       "set_aside": ["Water 7"]},
+             "Babylon": {}, "Crete": {}}
+    state = game(money, options={"variant-no-trading": "on"})
+    line = parse("advance pottery pay research 13, water 7, ore 2 x1, treasury 1", state)
+    assert line.command == BuyAdvances(1, ("Pottery",), (("Research 13", 1), ("Water 7", 1), ("Ore 2", 1)), 1)
+    assert line.canonical == "ADVANCE Pottery PAY Research 13, Water 7, Ore 2, treasury 1"
+    assert parse("ADVANCE Pottery PAY Water 7 x2", state).command.pay == (("Water 7", 2),)
+    assert "type and value" in parse("ADVANCE Pottery PAY Water", state).error
+    # one Water 7 is set aside: the cards can pay 13 + 10 + 7 + 2 = 32 at most, and treasury 20 the rest
+    assert auto_payment(state, "Egypt", 45) == ({"Ore 2": 1, "Research 13": 1, "Titanium 10": 1, "Water 7": 1}, 13)
+    assert auto_payment(state, "Egypt", 53) is None
+    assert auto_payment(state, "Egypt", 30) == ({"Research 13": 1, "Titanium 10": 1, "Water 7": 1}, 0)
+    assert auto_payment(state, "Egypt", 24) == ({"Research 13": 1, "Titanium 10": 1}, 1)
+    with pytest.raises(Rejection, match="set aside against the Famine"):
+        E.decide(state, BuyAdvances(1, ("Mysticism",), (("Water 7", 2),), 0), DRAWS)
 
 
 def test_a_card_sold_out_by_an_earlier_buyer_voids_the_later_order():

@@ -455,9 +455,19 @@ def test_money_piles_out_of_order_are_named(copy: Path) -> None:
         load_ruleset(copy)
 
 
-def test_a_house_map_without_money_cards_has_no_money_piles(copy: Path) -> None:
+def test_a_house_map_without_no_trading_data_has_no_money_piles(copy: Path) -> None:
     (copy / "no_trading.json").unlink()
-    assert load_ruleset(copy).money_piles == ()
+    house = load_ruleset(copy)
+    assert house.no_trading is None and house.money_piles == ()
+
+
+def test_calamity_dice_must_cover_every_epoch(copy: Path) -> None:
+    path = copy / "no_trading.json"
+    data = json.loads(path.read_text())
+    data["calamity_dice"] = data["calamity_dice"][:4]
+    path.write_text(json.dumps(data, indent=1))
+    with pytest.raises(RulesetError, match="calamity_dice: no entry for Late Iron Age"):
+        load_ruleset(copy)
 
 
 def test_missing_folder(tmp_path: Path) -> None:

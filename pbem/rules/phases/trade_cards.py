@@ -275,7 +275,11 @@ def decide_buy(state: GameState, command: BuyTradeCards, by_default: bool = Fals
         data["stack"] = number
     if by_default:
         data["by_default"] = True
-    return [Event("TradeCardsBought", data, ("NT-5",) if money else ("seed 001: 6", "§27.51"))]
+    if money:
+        cites: tuple[str, ...] = ("NT-5", "Q-NT12") + (("Q-NT3",) if draw_count(state, nation) == 0 else ())
+    else:
+        cites = ("seed 001: 6", "§27.51")
+    return [Event("TradeCardsBought", data, cites)]
 
 
 def defaults(state: GameState, prompt: Prompt) -> list[Event]:

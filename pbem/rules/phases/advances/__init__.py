@@ -60,7 +60,6 @@ from pbem.rules.phases.advances.purchase import (
     asked_to_buy,
     command_of_order,
     decide_buy,
-    no_trading,
     order_on_file,
     purchase_event,
     tell_bought,
@@ -72,8 +71,6 @@ from pbem.rules.phases.advances.purchase import (
 
 
 def pending(state: GameState) -> dict[str, Prompt]:
-    if no_trading(state):
-        return {}
     if state.step == "":
         return {n.lower(): advance_prompt(state, n) for n in asked_to_buy(state) if order_on_file(state, n) is None}
     if state.step == "hand-limit":
@@ -96,8 +93,6 @@ def defaults(state: GameState, prompt: Prompt) -> list[Event]:
 
 
 def settle(state: GameState, draws: Draws) -> list[Event]:
-    if no_trading(state):
-        return []  # NT-13 money cards are not played by this engine: the game waits here
     if state.step == "":
         asked = asked_to_buy(state)
         if any(order_on_file(state, n) is None for n in asked):

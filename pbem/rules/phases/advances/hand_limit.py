@@ -6,8 +6,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from pbem.rules.board.commodities import (
+    card_word,
     commodity_counts,
     commodity_kinds,
+    hand_limit,
 )
 from pbem.rules.board.ranking import in_ast_order
 from pbem.rules.board.stacks import return_cards
@@ -24,7 +26,6 @@ from pbem.rules.phases.advances.payment import (
 )
 from pbem.rules.phases.advances.purchase import hand_text, pay_text
 from pbem.rules.ruleset.options import options_of
-from pbem.rules.ruleset.rulebook import ruleset_of
 
 LIMIT_CITES = ("seed 003: 12", "§31.71", "D-8")
 
@@ -39,7 +40,7 @@ class DiscardCards:
 
 def over_limit(state: GameState, nation: str) -> int:
     """Commodity cards above the hand limit (§31.71)."""
-    return max(0, sum(commodity_counts(state, nation).values()) - ruleset_of(state).hand_limit)
+    return max(0, sum(commodity_counts(state, nation).values()) - hand_limit(state))
 
 
 def default_discards(state: GameState, nation: str) -> dict[str, int]:
@@ -55,7 +56,7 @@ def default_discards(state: GameState, nation: str) -> dict[str, int]:
 
 
 def _discard_line(cards: dict[str, int]) -> str:
-    return "DISCARD " + ", ".join(f"{n} {c}" for n, c in cards.items())
+    return "DISCARD " + pay_text(cards, 0)
 
 
 def _discard_choices(state: GameState, nation: str) -> list[str]:
@@ -85,7 +86,7 @@ def _discard_choices(state: GameState, nation: str) -> list[str]:
 
 def discard_prompt(state: GameState, nation: str) -> Prompt:
     n = state.nations[nation]
-    limit = ruleset_of(state).hand_limit
+    limit = hand_limit(state)
     excess = over_limit(state, nation)
     lowest = default_discards(state, nation)
     return Prompt(
@@ -93,13 +94,15 @@ def discard_prompt(state: GameState, nation: str) -> Prompt:
         player_id=n.player_id,
         step="hand-limit",
         question=(
-            f"Hand limit: you may keep {limit} commodity cards and hold {limit + excess}. Name the {excess} you "
-            "give up, e.g. DISCARD Ochre 2, Hides 1. They go back under their stacks; how many you keep is public."
+            f"Hand limit: you may keep {limit} {card_word(state)} cards and hold {limit + excess}. Name the {excess} you "
+            + ("give up, e.g. DISCARD Ore 3, Water 5. They go back into their piles; how many you keep is public."
+               if options_of(state).no_trading else
+               "give up, e.g. DISCARD Ochre 2, Hides 1. They go back under their stacks; how many you keep is public.")
         ),
         choices=tuple(_discard_choices(state, nation)),
         template=_discard_line(lowest),
         default=f"the lowest face values go ({pay_text(lowest, 0)})",
-        situation=(f"Your commodity cards: {hand_text(state, nation)}.",),
+        situation=(f"Your {card_word(state)} cards: {hand_text(state, nation)}.",),
         cites=LIMIT_CITES,
     )
 
@@ -117,7 +120,8 @@ def apply_discarded(state: GameState, data: dict[str, Any]) -> GameState:
     nation = data["nation"]
     n = state.nations[nation]
     hand, gone = take_from_hand(n.hand, data["cards"])
-    state = state.with_nation(replace(n, hand=hand))
+    aside, _ = take_from_hand(n.set_aside, data["cards"])  # a discarded Water card is no longer set aside
+    state = state.with_nation(replace(n, hand=hand, set_aside=aside))
     state = replace(state, filed=state.filed.set(f"discard:{nation}", (1,)))
     return return_cards(state, gone)
 
@@ -130,7 +134,7 @@ def apply_limited(state: GameState, data: dict[str, Any]) -> GameState:
 
 def decide_discard(state: GameState, command: DiscardCards, by_default: bool = False) -> list[Event]:
     nation = acting_nation(state, command.player_id)
-    asked = not options_of(state).no_trading and state.phase == PHASE and state.step == "hand-limit"
+    asked = state.phase == PHASE and state.step == "hand-limit"
     if not asked or nation.lower() not in discard_prompts(state):
         raise Rejection("you are not over the hand limit now: nothing to discard", "§31.71")
     held = commodity_counts(state, nation)
@@ -143,8 +147,8 @@ def decide_discard(state: GameState, command: DiscardCards, by_default: bool = F
     excess = over_limit(state, nation)
     if sum(cards.values()) != excess:
         raise Rejection(
-            f"discard exactly {excess} commodity cards to keep {ruleset_of(state).hand_limit}; you named {sum(cards.values())}",
-            "§31.71",
+            f"discard exactly {excess} {card_word(state)} cards to keep {hand_limit(state)}; you named {sum(cards.values())}",
+            "NT-13" if options_of(state).no_trading else "§31.71",
         )
     data: dict[str, Any] = {"nation": nation, "cards": dict(sorted(cards.items()))}
     if by_default:

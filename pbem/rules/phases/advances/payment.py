@@ -9,12 +9,14 @@ from __future__ import annotations
 from itertools import product
 
 from pbem.rules.board.commodities import (
-    commodity_counts,
     commodity_kinds,
     mining_commodities,
     sets_value,
+    spendable_counts,
 )
 from pbem.rules.core.state import GameState
+from pbem.rules.ruleset.model import money_value
+from pbem.rules.ruleset.options import options_of
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 PHASE = "civilization-advances"
@@ -56,7 +58,7 @@ def price(state: GameState, nation: str, buying: tuple[str, ...]) -> tuple[int, 
 
 
 def most_payable(state: GameState, nation: str) -> int:
-    value, _ = sets_value(state, commodity_counts(state, nation), mining_commodities(state, nation))
+    value, _ = sets_value(state, spendable_counts(state, nation), mining_commodities(state, nation))
     return value + state.nations[nation].treasury
 
 
@@ -68,8 +70,10 @@ def affordable(state: GameState, nation: str) -> list[str]:
 
 def auto_payment(state: GameState, nation: str, due: int) -> tuple[dict[str, int], int] | None:
     """The payment the engine chooses: least excess, then least treasury, then fewest cards (None: cannot pay)."""
-    held = commodity_counts(state, nation)
+    held = spendable_counts(state, nation)
     treasury = state.nations[nation].treasury
+    if options_of(state).no_trading:
+        return _money_payment(held, treasury, due)
     mining = mining_commodities(state, nation)
     names = list(held)
     ranges = [range(held[n] + 1) for n in names]
@@ -107,6 +111,34 @@ def _greedy_payment(
     if value + treasury < due:
         return None
     return dict(sorted(sets.items())), max(0, due - value)
+
+
+def _money_payment(held: dict[str, int], treasury: int, due: int) -> tuple[dict[str, int], int] | None:
+    """No-Trading: the money cards adding up closest above what is due, by subset sums over their values.
+
+    Values add (NT-13), so every total the cards can make is found once, with
+    the fewest cards; then the same order as for commodities applies.
+    """
+    reach: dict[int, tuple[str, ...]] = {0: ()}
+    for card in sorted(c for c, n in held.items() for _ in range(n)):
+        for total, used in list(reach.items()):
+            more = total + money_value(card)
+            if more not in reach or len(reach[more]) > len(used) + 1:
+                reach[more] = used + (card,)
+    best: tuple[tuple[int, int, int], tuple[str, ...], int] | None = None
+    for total, used in reach.items():
+        from_treasury = max(0, due - total)
+        if from_treasury > treasury:
+            continue
+        key = (max(0, total - due), from_treasury, len(used))
+        if best is None or key < best[0]:
+            best = (key, used, from_treasury)
+    if best is None:
+        return None
+    pay: dict[str, int] = {}
+    for card in best[1]:
+        pay[card] = pay.get(card, 0) + 1
+    return pay, best[2]
 
 
 def take_from_hand(hand: tuple[str, ...], cards: dict[str, int]) -> tuple[tuple[str, ...], list[str]]:

@@ -11,10 +11,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from pbem.rules.board.commodities import (
+    card_word,
     commodity_counts,
     commodity_kinds,
     mining_commodities,
     sets_value,
+    spendable_counts,
 )
 from pbem.rules.board.ranking import in_ast_order
 from pbem.rules.board.stacks import return_cards
@@ -57,10 +59,6 @@ class BuyAdvances:
     auto: bool = False
 
 
-def no_trading(state: GameState) -> bool:
-    return options_of(state).no_trading
-
-
 def asked_to_buy(state: GameState) -> list[str]:
     return [n for n in in_ast_order(state, state.nations) if affordable(state, n)]
 
@@ -74,8 +72,13 @@ def order_on_file(state: GameState, nation: str) -> dict[str, Any] | None:
     return {"cards": list(cards), "pay": dict(pay), "treasury": treasury}
 
 
+def _cards_text(name: str, count: int) -> str:
+    """'Ochre 4' for commodities; a money card, whose name ends in its value, is named once per card ('Ore 3, Ore 3')."""
+    return ", ".join([name] * count) if name[-1:].isdigit() else f"{name} {count}"
+
+
 def pay_text(pay: dict[str, int], treasury: int) -> str:
-    parts = [f"{n} {c}" for n, c in pay.items()]
+    parts = [_cards_text(n, c) for n, c in pay.items()]
     if treasury:
         parts.append(f"treasury {treasury}")
     return ", ".join(parts)
@@ -92,9 +95,30 @@ def order_line(cards: tuple[str, ...] | list[str], pay: dict[str, int], treasury
 def hand_text(state: GameState, nation: str) -> str:
     held = commodity_counts(state, nation)
     if not held:
-        return "no commodity cards"
+        return f"no {card_word(state)} cards"
     known = commodity_kinds(state)
+    if options_of(state).no_trading:
+        aside = state.nations[nation].set_aside
+        total = sum(known[n].set_value(c) for n, c in held.items())
+        text = ", ".join(_cards_text(n, c) for n, c in held.items()) + f" (worth {total})"
+        return text + (f"; set aside against the Famine, not to pay this turn: {', '.join(aside)}" if aside else "")
     return ", ".join(f"{n} ×{c} (worth {known[n].set_value(c)})" for n, c in held.items())
+
+
+_ADVANCE_COMMODITIES = (
+    "Civilization advances: name the cards you buy on ONE line and what you pay with, e.g. "
+    "ADVANCE Pottery, Mysticism PAY Ochre 4, Hides 2, treasury 3 (a set of n identical cards is worth "
+    "n² × face value; credits of cards you owned before this turn are deducted by themselves; no change "
+    "is given; treasury only for what cards and credits leave). Leave out PAY and the server pays for "
+    "you with the least waste. ADVANCE NONE buys nothing."
+)
+_ADVANCE_MONEY = (
+    "Civilization advances: name the cards you buy on ONE line and the money cards you pay with, each by its "
+    "type and value, e.g. ADVANCE Pottery, Mysticism PAY Research 13, Water 7, Water 7, treasury 3 (money cards "
+    "pay their face values added up; credits of cards you owned before this turn are deducted by themselves; no "
+    "change is given; treasury only for what cards and credits leave). Leave out PAY and the server pays for you "
+    "with the least waste. ADVANCE NONE buys nothing."
+)
 
 
 def advance_prompt(state: GameState, nation: str) -> Prompt:
@@ -113,7 +137,7 @@ def advance_prompt(state: GameState, nation: str) -> Prompt:
         offers.append(f"{card} {cost}" + (f" − {credit} credit = {due}" if credit else ""))
     mining = mining_commodities(state, nation)
     situation = [
-        f"Your commodity cards: {hand_text(state, nation)}; treasury {n.treasury}.",
+        f"Your {card_word(state)} cards: {hand_text(state, nation)}; treasury {n.treasury}.",
         f"You can afford (each alone): {'; '.join(offers)}.",
         f"Your civilization cards: {', '.join(n.civ_cards) or 'none'}.",
     ]
@@ -123,13 +147,7 @@ def advance_prompt(state: GameState, nation: str) -> Prompt:
         who=nation.lower(),
         player_id=n.player_id,
         step="buy-advances",
-        question=(
-            "Civilization advances: name the cards you buy on ONE line and what you pay with, e.g. "
-            "ADVANCE Pottery, Mysticism PAY Ochre 4, Hides 2, treasury 3 (a set of n identical cards is worth "
-            "n² × face value; credits of cards you owned before this turn are deducted by themselves; no change "
-            "is given; treasury only for what cards and credits leave). Leave out PAY and the server pays for "
-            "you with the least waste. ADVANCE NONE buys nothing."
-        ),
+        question=_ADVANCE_MONEY if options_of(state).no_trading else _ADVANCE_COMMODITIES,
         choices=tuple(choices),
         template=choices[0],
         default="nothing is bought",
@@ -207,14 +225,15 @@ def check_purchase(state: GameState, nation: str, command: BuyAdvances) -> dict[
         pay, treasury = {}, command.treasury
         for name, count in command.pay:
             pay[name] = pay.get(name, 0) + count
-        held = commodity_counts(state, nation)
+        held = spendable_counts(state, nation)
         for name, count in pay.items():
             if name not in commodity_kinds(state):
                 raise Rejection(f"{name}: only commodity cards pay for civilization cards, not calamities", "§31")
             if count < 1:
                 raise Rejection(f"{name}: say how many cards (at least 1)")
             if held.get(name, 0) < count:
-                raise Rejection(f"you hold {held.get(name, 0)} {name}, not {count}", "§31")
+                aside = " (Water set aside against the Famine cannot pay this turn)" if name in state.nations[nation].set_aside else ""
+                raise Rejection(f"you hold {held.get(name, 0)} {name}, not {count}{aside}", "NT-12" if aside else "§31")
         if treasury > n.treasury:
             raise Rejection(f"you have {n.treasury} tokens in treasury, not {treasury}", "§31")
     pay = {k: v for k, v in sorted(pay.items()) if v}
@@ -248,7 +267,7 @@ def check_purchase(state: GameState, nation: str, command: BuyAdvances) -> dict[
 
 def decide_buy(state: GameState, command: BuyAdvances) -> list[Event]:
     nation = acting_nation(state, command.player_id)
-    if state.phase != PHASE or state.step != "" or no_trading(state):
+    if state.phase != PHASE or state.step != "":
         raise Rejection("civilization cards are bought in phase 12, before its orders are carried out", "seed 003: 12")
     if nation not in asked_to_buy(state):
         raise Rejection("you cannot afford any civilization card this turn, so nothing is asked of you", "§31")
