@@ -19,6 +19,7 @@ from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.state import GameState, Player
 from pbem.rules.engine import apply, describe_event, pending
 from pbem.rules.turn import PHASE_TITLES
+from pbem.rules.view import variants_in_force
 
 from .settings import Settings
 
@@ -27,6 +28,22 @@ HELP_LINES = (
     "HELP lists the orders; HELP AREA Sinai or HELP CARD Astronomy explains one.",
     "Lines starting with # are ignored.",
 )
+
+
+#: One paragraph per variant for the start letter: what a player must know before the first turn.
+VARIANT_NOTES = {
+    "No-Trading": (
+        "No-Trading (seed 004): there is no trade phase. Each city draws a money card of Outpost "
+        "(Ore, Water, Titanium, ...; piles 1-9), and you may buy more of your highest type at 18 treasury. "
+        "Money cards pay for civilization cards at face value; you keep at most 8. Calamities come from dice: "
+        "a roll by the most advanced epoch says how many strike; for each, the players roll 2d6, the lowest "
+        "is the victim and the highest plays the trader. With too few cities to advance on the A.S.T. you "
+        "need not roll; send VOLUNTEER to roll anyway."
+    ),
+    "Small Cities": (
+        "Small Cities (seed 000): you may turn tokens into towns; six towns in one area become a city."
+    ),
+}
 
 
 @dataclass
@@ -87,6 +104,7 @@ class Letters:
             "turn": state.turn or None,
             "phase": PHASE_TITLES.get(state.phase, state.phase),
             "chain_head": chain_head[:16],
+            "variants": variants_in_force(state),
         }
 
     def start(self, state: GameState, chain_head: str, secrets: dict[int, str]) -> None:
@@ -100,6 +118,7 @@ class Letters:
                     "player": player.name,
                     "players": [{"name": p.name, "nation": p.nation or "(to choose)"} for p in state.players],
                     "options": dict(state.options),
+                    "variant_notes": [VARIANT_NOTES[v] for v in variants_in_force(state)],
                     "seed_commitment": state.seed_commitment,
                     "reply_address": self.reply_to(state, player),
                     "secret": secrets[player.id],

@@ -15,6 +15,7 @@ ACK = {
     "on_file": ["MOVE 2 FROM Memphis TO Thebes", "BUILD CITY IN Thebes"],
     "deadline": "Fri 14 June 18:00 UTC",
     "chain_head": "3f9a1c2b",
+    "variants": [],
     "notes": ["1 attachment was ignored; orders are read only from the message text."],
 }
 
@@ -29,6 +30,7 @@ PROMPT = {
     "template": "MOVE 2 FROM Memphis TO Thebes\nBUILD CITY IN Thebes",
     "deadline": "Fri 14 June 18:00 UTC",
     "chain_head": "3f9a1c2b",
+    "variants": ["No-Trading"],
     "help_lines": ["MOVE <n> FROM <area> TO <area>", "PASS"],
 }
 
@@ -45,6 +47,7 @@ REPORT = {
     ],
     "position": ["Stock: 10 tokens", "Treasury: 4"],
     "chain_head": "77aa0c1d",
+    "variants": [],
 }
 
 START = {
@@ -54,6 +57,8 @@ START = {
     "options": {"small_cities": True, "no_trading": False, "deadline_hours": 48},
     "seed_commitment": "c0ffee" * 10 + "abcd",
     "chain_head": "00ab12cd",
+    "variants": ["No-Trading"],
+    "variant_notes": ["No-Trading (seed 004): there is no trade phase."],
     "reply_address": "pbem+nile-1.1.0123456789abcdef@civ.example.org",
     "secret": "tulip-quarry-88",
     "rules_help": ["MOVE <n> FROM <area> TO <area>", "Write HELP for the full list."],

@@ -174,8 +174,14 @@ def test_rules_tables_match_the_help_by_mail(game):
     assert out(card).strip() in out(helped)
 
 
-def test_variants_not_played_yet_are_refused_not_ignored(db_url, tmp_path):
-    for variant in ("variant-small-cities", "variant-no-trading"):
-        refused = pbem(db_url, "game", "create", "g3", "--player", "A:a@x.org", "--player", "B:b@x.org",
-                       "--option", f"{variant}=on", cwd=tmp_path)
-        assert refused.returncode == 2 and "not played by this engine yet" in out(refused)
+def test_a_variant_not_played_yet_is_refused_and_no_trading_is_created(db_url, tmp_path):
+    players = ("--player", "A:a@x.org", "--player", "B:b@x.org", "--player", "C:c@x.org")
+    refused = pbem(db_url, "game", "create", "g3", *players, "--option", "variant-small-cities=on", cwd=tmp_path)
+    assert refused.returncode == 2 and "not played by this engine yet" in out(refused)
+    clash = pbem(db_url, "game", "create", "g3", *players, "--option", "variant-no-trading=on",
+                 "--option", "primary-calamity-limit=2", cwd=tmp_path)
+    assert clash.returncode == 2 and "primary-calamity-limit must be none with variant-no-trading=on" in out(clash)
+    created = pbem(db_url, "game", "create", "g3", *players, "--option", "variant-no-trading=on", cwd=tmp_path)
+    assert created.returncode == 0, out(created)
+    view = json.loads(pbem(db_url, "state", "g3", "--json", cwd=tmp_path).stdout)
+    assert view["variants"] == ["No-Trading"]

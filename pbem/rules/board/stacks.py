@@ -60,7 +60,7 @@ def full_deck(ruleset: Ruleset) -> Counter[str]:
 def money_deck(ruleset: Ruleset) -> Counter[str]:
     """No-Trading: every money card and every calamity (NT-2, NT-17)."""
     deck: Counter[str] = Counter(c for pile in ruleset.money_piles for c in pile.cards())
-    deck.update(ruleset.calamities)
+    deck.update(list(ruleset.calamities))
     return deck
 
 

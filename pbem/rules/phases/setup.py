@@ -20,6 +20,7 @@ from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState, NationState, Player
 from pbem.rules.ruleset.model import Ruleset
+from pbem.rules.ruleset.options import typed_options
 from pbem.rules.ruleset.reference import match_name
 from pbem.rules.ruleset.rulebook import ruleset_for_options, ruleset_of
 
@@ -47,6 +48,9 @@ def create_events(
 ) -> list[Event]:
     """GameCreated plus the place-card deal; checks the table of §16 first."""
     ruleset = ruleset_for_options(options)
+    if typed_options(options).no_trading and ruleset.no_trading is None:
+        raise Rejection("the No-Trading variant needs no_trading.json (its money piles) in the ruleset data, "
+                        "and this house map has none", "RULINGS.md §4.2")
     count = len(players)
     if count not in ruleset.player_counts:
         sizes = ", ".join(str(n) for n in sorted(ruleset.player_counts))

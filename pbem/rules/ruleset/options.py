@@ -92,7 +92,7 @@ class Options:
 
 
 #: Variants the engine does not play yet: refused at creation rather than silently ignored.
-NOT_YET_PLAYED = ("variant-small-cities", "variant-no-trading")
+NOT_YET_PLAYED = ("variant-small-cities",)
 _FIELDS = {f.metadata["key"]: f for f in fields(Options) if "key" in f.metadata}
 
 
@@ -148,3 +148,8 @@ def _typed(options: FrozenMap[str, str]) -> Options:
 def options_of(state: GameState) -> Options:
     """The typed options of the game ``state`` belongs to (the recorded ones were validated at creation)."""
     return _typed(state.options)
+
+
+def typed_options(options: Mapping[str, str]) -> Options:
+    """The typed options of option text already checked by `validate_options` (a game being created)."""
+    return _typed(options if isinstance(options, FrozenMap) else FrozenMap(options))
