@@ -298,11 +298,12 @@ def simulate(players: int, turns: int, seed: str, options: tuple[str, ...], miss
 
 
 @main.command()
-@click.argument("topic", type=click.Choice(["areas", "area", "cards", "card", "calamities", "calamity", "stacks", "stack", "ast"]))
+@click.argument("topic", type=click.Choice(
+    ["areas", "area", "cards", "card", "calamities", "calamity", "stacks", "stack", "ast", "options", "option", "money"]))
 @click.argument("name", required=False)
 @click.option("--option", "options", multiple=True, help="KEY=VALUE board option (e.g. ruleset-data=PATH).")
 def rules(topic: str, name: str | None, options: tuple[str, ...]) -> None:
-    """Print the rules data: areas, cards, calamities, stacks, ast [NAME]."""
+    """Print the rules data: areas, cards, calamities, stacks, ast, options, money [NAME]."""
     from pbem.rules.ruleset.reference import describe
     from pbem.rules.ruleset.rulebook import ruleset_for_options
 

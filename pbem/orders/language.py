@@ -95,7 +95,7 @@ def _help(state: GameState | None, rest: str) -> str:
     words = rest.split(None, 1)
     if not words:
         return "Orders: " + "; ".join(sorted({usage for _, usage in VERBS.values()})) + (
-            ". HELP AREA <name>, HELP CARD <name>, HELP CALAMITY <name>, HELP STACKS, HELP AST."
+            ". HELP AREA <name>, HELP CARD <name>, HELP CALAMITY <name>, HELP STACKS, HELP AST, HELP OPTIONS, HELP MONEY."
         )
     topic = words[0].lower()
     return describe(ruleset, topic, words[1] if len(words) > 1 else None)

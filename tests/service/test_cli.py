@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
+from pbem.rules.ruleset.options import option_docs
 from pbem.store.database import make_engine
 
 PBEM = [sys.executable, "-m", "pbem.cli"]
@@ -172,6 +173,17 @@ def test_rules_tables_match_the_help_by_mail(game):
     (who, asked), = view["pending"].items()
     helped = pbem(db_url, "submit", "g1", "--as", asked["player"], stdin="HELP CARD Astronomy", cwd=cwd)
     assert out(card).strip() in out(helped)
+
+
+def test_rules_options_lists_every_option_with_its_default_and_meaning(tmp_path):
+    listed = pbem("sqlite:///" + str(tmp_path / "x.sqlite"), "rules", "options", cwd=tmp_path)
+    assert listed.returncode == 0
+    text = " ".join(out(listed).split())
+    for doc in option_docs():
+        assert f"{doc.key}: {doc.values}." in text
+    assert "variant-no-trading: off, on. The No-Trading variant" in text
+    one = pbem("sqlite:///" + str(tmp_path / "x.sqlite"), "rules", "option", "beneficiary", cwd=tmp_path)
+    assert one.returncode == 0 and "beneficiary-rule (D-1)" in out(one)
 
 
 def test_a_variant_not_played_yet_is_refused_and_no_trading_is_created(db_url, tmp_path):

@@ -91,6 +91,62 @@ class Options:
     board: tuple[tuple[str, str], ...] = ()
 
 
+#: What each option decides, in a player's words (`pbem rules options`, HELP OPTIONS).
+MEANINGS: dict[str, str] = {
+    "beneficiary-rule": (
+        "who is the beneficiary of a tax revolt or Civil War: most cities in stock (seed), or most "
+        "unit points in stock (1991)"
+    ),
+    "tax-shortfall-payment": (
+        "a player short of tax moves his whole stock to treasury (seed), or pays for whole cities "
+        "only (1991)"
+    ),
+    "city-defender-deferral": (
+        "a defender short of stock may have one attack of his own resolved first (seed), or all of "
+        "them are resolved first (1991)"
+    ),
+    "city-capture-spoils": "the taker of a city may draw a card and pillage (seed), or must draw a card (1991)",
+    "pirate-city-attack": "Barbarian survivors of an attack on a pirate city stay (seed), or are removed (1991)",
+    "support-reduction-order": (
+        "cities built this turn are reduced first (seed), or with cities gained this turn (1991)"
+    ),
+    "zero-limit-city-ban": "no city in an area of population limit 0 (seed), or any land area may hold one (1991)",
+    "public-hand-size": (
+        "everybody sees how many trade cards each player holds (seed), or only the count kept after "
+        "phase 12 (1991)"
+    ),
+    "post-calamity-surplus": (
+        "phase 11 removes surplus population before the support check (seed), or only checks "
+        "support (1991)"
+    ),
+    "slave-revolt-recovery": (
+        "Slave Revolt's tokens count again in phase 11 (seed), or after its support check (1991)"
+    ),
+    "variant-small-cities": "the Small Cities variant: towns on the board (seed 000)",
+    "variant-no-trading": "the No-Trading variant: money cards, no trade, calamities by dice (seed 004)",
+    "primary-calamity-limit": "calamities one primary victim suffers in a turn; none under No-Trading",
+    "last-turn": (
+        "the last turn played, the time limit of §34 agreed before play (none: the game ends on the "
+        "A.S.T. only)"
+    ),
+    "ruleset-data": (
+        "a folder of house-map data files instead of the packaged 1991 board (docs/rules-data.md)"
+    ),
+    "unplayable-phases": "what the engine does at a part of the game it cannot play: wait there, or skip it",
+}
+
+
+#: The board choices where the sources disagree (docs/rules-data.md).
+BOARD_MEANINGS: dict[str, str] = {
+    "open-sea": "which all-water areas are open sea, where ships need Astronomy",
+    "western-extension": "the Western Extension board (and Iberia) for 6 to 8 players",
+    "disputed-areas": "whose reading of the disputed area values (limits, city sites, coasts, flood plains)",
+    "water-links": "every water link the sources give, or only the confirmed ones",
+    "five-player-board": "which part of the board a five-player game leaves out",
+    "babylon-late-iron": "Babylon's card points to enter the Late Iron Age",
+}
+
+
 #: Variants the engine does not play yet: refused at creation rather than silently ignored.
 NOT_YET_PLAYED = ("variant-small-cities",)
 _FIELDS = {f.metadata["key"]: f for f in fields(Options) if "key" in f.metadata}
@@ -153,3 +209,32 @@ def options_of(state: GameState) -> Options:
 def typed_options(options: Mapping[str, str]) -> Options:
     """The typed options of option text already checked by `validate_options` (a game being created)."""
     return _typed(options if isinstance(options, FrozenMap) else FrozenMap(options))
+
+
+@dataclass(frozen=True)
+class OptionDoc:
+    """One option as `pbem rules options` and HELP OPTIONS list it."""
+
+    key: str
+    values: str     # the allowed values, the default first
+    ruling: str     # where RULINGS.md (or the docs) define it
+    meaning: str
+
+
+def option_docs() -> list[OptionDoc]:
+    """Every game option: the rules' own, then the board choices of the ruleset loader."""
+    out = []
+    for key, f in _FIELDS.items():
+        spec = f.metadata
+        if "values" in spec:
+            values = ", ".join(spec["values"])
+        elif "parse" in spec and f.default is None:
+            values = "none, or a whole number of at least 1"
+        elif "parse" in spec:
+            values = f"{f.default}, a whole number of at least 1, or none"
+        else:
+            values = "a folder (default: the packaged data)"
+        out.append(OptionDoc(key, values, spec["ruling"], MEANINGS[key]))
+    for key, allowed in RULESET_OPTIONS.items():
+        out.append(OptionDoc(key, ", ".join(allowed), "docs/rules-data.md", BOARD_MEANINGS[key]))
+    return out

@@ -24,6 +24,7 @@ from pbem.rules.ruleset.model import (
     TradeStack,
     Water,
 )
+from pbem.rules.ruleset.options import option_docs
 
 __all__ = ["TOPICS", "describe", "describe_effect", "match_name"]
 
@@ -358,15 +359,41 @@ def _stack_lookup(r: Ruleset, name: str) -> TradeStack:
     return r.stack_of(match_name(name, cards, kind="trade card"))
 
 
+def _options_text(r: Ruleset) -> str:
+    """Every game option: its values (the default first), what it decides, where the rules say so."""
+    blocks = [_para("Game options, chosen when the game is created (--option KEY=VALUE); the default is listed first.")]
+    for doc in option_docs():
+        blocks.append(_wrap(doc.key, f"{doc.values}. {doc.meaning[0].upper()}{doc.meaning[1:]} ({doc.ruling})."))
+    return "\n".join(blocks)
+
+
+def _option_detail(r: Ruleset, key: str) -> str:
+    doc = next(d for d in option_docs() if d.key == key)
+    return "\n".join([f"{doc.key} ({doc.ruling})", _wrap("Values", doc.values + " (the first is the default)"),
+                      _wrap("Decides", doc.meaning)])
+
+
+def _money_table(r: Ruleset) -> str:
+    if not r.money_piles or r.no_trading is None:
+        return _para("This ruleset has no money piles: the No-Trading variant cannot be played with it.")
+    rows = [(p.number, p.type, p.card_count, ", ".join(f"{v}x{n}" for v, n in p.values.items()))
+            for p in r.money_piles]
+    return (_table(("Pile", "Type", "Cards", "Values (value x copies)"), rows) + "\n\n" + _para(
+        f"No-Trading only (seed 004): a player with N cities draws one card of piles 1..N; more of pile N (pile 1 "
+        f"with no city) cost {r.no_trading.price} treasury each. Cards pay their face values added up; a player "
+        f"keeps {r.no_trading.hand_limit} at most."))
+
+
 TOPICS: Mapping[str, str] = {
     "areas": "areas", "area": "areas", "cards": "cards", "card": "cards",
     "calamities": "calamities", "calamity": "calamities", "stacks": "stacks",
-    "stack": "stacks", "ast": "ast",
+    "stack": "stacks", "ast": "ast", "options": "options", "option": "options",
+    "money": "money",
 }
 
 
 def describe(ruleset: Ruleset, topic: str, name: str | None = None) -> str:
-    """Reference text for ``areas|cards|calamities|stacks|ast`` (singulars too).
+    """Reference text for ``areas|cards|calamities|stacks|ast|options|money`` (singulars too).
 
     Without ``name``: a table of the whole topic.  With ``name``: one item,
     matched forgivingly (LookupError with suggestions when nothing fits).
@@ -376,7 +403,11 @@ def describe(ruleset: Ruleset, topic: str, name: str | None = None) -> str:
     if name is None:
         return {"areas": _areas_table, "cards": _cards_table,
                 "calamities": _calamities_table, "stacks": _stacks_table,
-                "ast": _ast_table}[key](r)
+                "ast": _ast_table, "options": _options_text, "money": _money_table}[key](r)
+    if key == "options":
+        return _option_detail(r, match_name(name, [d.key for d in option_docs()], kind="option"))
+    if key == "money":
+        return _money_table(r)
     if key == "areas":
         found = match_name(name, list(r.areas) + list(r.waters), aliases=r.aliases,
                            kind="area")
