@@ -17,6 +17,7 @@ from pbem.rules.core.events import Event
 from pbem.rules.core.frozen import FrozenMap
 from pbem.rules.core.phase import PhaseRules
 from pbem.rules.core.state import GameState
+from pbem.rules.ruleset.options import options_of
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,15 @@ TURN_PHASES: tuple[TurnPhase, ...] = (
 PHASE_IDS = tuple(p.id for p in TURN_PHASES)
 #: What reports and prompts call each phase, setup (before the first turn) included.
 PHASE_TITLES = {"setup": "Nations and start areas", **{p.id: p.title for p in TURN_PHASES}}
+#: Under No-Trading, phase 6 deals money cards and phase 7 has nothing to do (NT-4, NT-6).
+NO_TRADING_TITLES = {"trade-card-acquisition": "6. Money cards acquisition", "trade": "7. Trade (none: No-Trading)"}
+
+
+def phase_title(state: GameState, phase: str) -> str:
+    """The title of a phase as this game plays it."""
+    if options_of(state).no_trading and phase in NO_TRADING_TITLES:
+        return NO_TRADING_TITLES[phase]
+    return PHASE_TITLES.get(phase, phase)
 
 
 def next_phase(state: GameState) -> list[Event]:
@@ -86,7 +96,7 @@ def _apply_ended(state: GameState, data: dict[str, Any]) -> GameState:
 
 
 def _tell_began(state: GameState, event: Event, viewer: str) -> str:
-    return f"Turn {event.data['turn']}: {PHASE_TITLES.get(event.data['phase'], event.data['phase'])} begins."
+    return f"Turn {event.data['turn']}: {phase_title(state, event.data['phase'])} begins."
 
 
 RULES = PhaseRules(

@@ -18,7 +18,7 @@ from pbem.rules.core.events import Event
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.state import GameState, Player
 from pbem.rules.engine import apply, describe_event, pending
-from pbem.rules.turn import PHASE_TITLES
+from pbem.rules.turn import phase_title
 from pbem.rules.view import variants_in_force
 
 from .settings import Settings
@@ -102,7 +102,7 @@ class Letters:
         return {
             "game": state.game_id,
             "turn": state.turn or None,
-            "phase": PHASE_TITLES.get(state.phase, state.phase),
+            "phase": phase_title(state, state.phase),
             "chain_head": chain_head[:16],
             "variants": variants_in_force(state),
         }
@@ -212,7 +212,7 @@ class Letters:
             ended = next((e for e in events if e.type == "GameEnded"), None)
             span["result"] = f"{ended.data['winner']} wins" if ended is not None else ""
             if (since.turn, since.phase) != (after.turn, after.phase):
-                until = PHASE_TITLES.get(after.phase, after.phase)
+                until = phase_title(after, after.phase)
                 began = f"turn {since.turn}, {span['phase']}" if since.turn else span["phase"]
                 span["phase"] = f"{began} to turn {after.turn}, {until}"
             self._post(
