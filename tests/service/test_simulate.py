@@ -52,3 +52,12 @@ def test_planner_bots_play_whole_games_to_the_turn_limit(players):
     assert summary.problems == [], summary.problems
     assert summary.winner is not None and summary.turns_played == 10
     assert summary.orders_sent > 20 * players
+
+
+@pytest.mark.parametrize(("players", "strategy"), [(2, "random"), (4, "planner"), (6, "greedy")])
+def test_no_trading_bot_games_run_to_the_turn_limit(players, strategy):
+    """No-Trading (seed 004) through the service layer: every invariant, money and calamities conserved, a winner."""
+    summary = simulate(players, 14, f"nt{players}", options={"variant-no-trading": "on", "last-turn": "12"},
+                       miss=0.1, strategy=strategy)
+    assert summary.problems == [], summary.problems
+    assert summary.winner is not None and summary.turns_played == 12
