@@ -18,7 +18,7 @@ def broken_invariants(state: GameState) -> list[str]:
     allotment = rules.setup_for(len(state.players)).tokens_per_player
     problems = []
     for name, nation in state.nations.items():
-        on_board = state.tokens_on_board(name)
+        on_board = state.tokens_on_board(name) + state.towns_on_board(name)  # a town is a token face down (SC-1)
         if nation.stock < 0 or nation.treasury < 0:
             problems.append(f"{name}: negative stock ({nation.stock}) or treasury ({nation.treasury})")
         if nation.stock + on_board + nation.treasury != allotment:
@@ -32,6 +32,10 @@ def broken_invariants(state: GameState) -> list[str]:
     for area_name, area in state.areas.items():
         if any(count <= 0 for count in area.tokens.values()):
             problems.append(f"{area_name}: a nation is listed with no tokens")
+        if any(count <= 0 for count in area.towns.values()):
+            problems.append(f"{area_name}: a nation is listed with no towns")
+        if area.towns and state.phase != "conflict" and (area.city is not None or sum(area.towns.values()) > 5):
+            problems.append(f"{area_name}: towns beside a city or more than 5 towns (SC-5)")
     try:  # a snapshot may be taken after any event: the state must always encode
         state_to_json(state)
     except TypeError as exc:

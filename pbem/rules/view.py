@@ -59,6 +59,7 @@ def view(state: GameState, viewer: str) -> dict[str, Any]:
             "treasury": n.treasury,
             "cities_on_board": state.cities_on_board(name),
             "tokens_on_board": state.tokens_on_board(name),
+            "towns_on_board": state.towns_on_board(name),
             "ships": state.ships_on_board(name),
             "hand_count": _hand_count(state, viewer, name),
             "civ_cards": list(n.civ_cards),
@@ -77,6 +78,8 @@ def view(state: GameState, viewer: str) -> dict[str, Any]:
         for name in sorted(in_play):
             area = state.area(name)
             areas[name] = {"tokens": dict(area.tokens), "city": area.city}
+            if options_of(state).small_cities:
+                areas[name]["towns"] = dict(area.towns)
     return {
         "game": state.game_id,
         "version": state.version,

@@ -32,6 +32,7 @@ rules expert can read and write them without reading Python. The format:
     tokens = { Egypt = 3 }
     city = "Egypt"
     ships = { Egypt = 1 }
+    towns = { Egypt = 2 }         # Small Cities: towns (tokens face down)
 
     [stacks]                      # optional: trade-card stacks by number, top card first
     "1" = ["Ochre", "Hides"]
@@ -134,11 +135,12 @@ def position(case: dict[str, Any]) -> GameState:
                 tokens=FrozenMap({k: int(v) for k, v in spec.get("tokens", {}).items()}),
                 city=spec.get("city"),
                 ships=FrozenMap({k: int(v) for k, v in spec.get("ships", {}).items()}),
+                towns=FrozenMap({k: int(v) for k, v in spec.get("towns", {}).items()}),
             ),
         )
     allotment = ruleset_of(state).setup_for(players).tokens_per_player
     for i, (nation, spec) in enumerate(case["nations"].items()):
-        on_board = state.tokens_on_board(nation)
+        on_board = state.tokens_on_board(nation) + state.towns_on_board(nation)
         treasury = int(spec.get("treasury", 0))
         state = state.with_nation(
             NationState(
@@ -250,6 +252,7 @@ def check(case: dict[str, Any], outcome: Outcome) -> list[str]:
             "hand_count": len(n.hand),
             "cities_on_board": state.cities_on_board(nation),
             "tokens_on_board": state.tokens_on_board(nation),
+            "towns_on_board": state.towns_on_board(nation),
             "ships": state.ships_on_board(nation),
             "census": n.census,
             "ast_position": n.ast_position,
@@ -303,7 +306,7 @@ def check(case: dict[str, Any], outcome: Outcome) -> list[str]:
         problems.append(f"calamity_givers: expected {expect['calamity_givers']}, got {[list(g) for g in state.calamity_givers]}")
     for name, fields in expect.get("areas", {}).items():
         a = state.area(name)
-        actual = {"tokens": dict(a.tokens), "city": a.city, "ships": dict(a.ships)}
+        actual = {"tokens": dict(a.tokens), "city": a.city, "ships": dict(a.ships), "towns": dict(a.towns)}
         for key, value in fields.items():
             if actual[key] != (None if key == "city" and value == "" else value):  # city = "": no city
                 problems.append(f"{name}.{key}: expected {value!r}, got {actual[key]!r}")
@@ -316,7 +319,8 @@ def invariants(case: dict[str, Any], outcome: Outcome) -> list[str]:
     before, after = position(case), outcome.state
     rules = ruleset_of(after)
     for nation in after.nations:
-        total = lambda s: s.nations[nation].stock + s.tokens_on_board(nation) + s.nations[nation].treasury  # noqa: E731
+        total = lambda s: (s.nations[nation].stock + s.tokens_on_board(nation) + s.towns_on_board(nation)  # noqa: E731
+                           + s.nations[nation].treasury)
         if total(before) != total(after):
             problems.append(f"{nation}: tokens not conserved ({total(before)} before, {total(after)} after)")
         if after.cities_on_board(nation) > rules.cities_per_nation:

@@ -49,15 +49,20 @@ class NationState:
 
 @dataclass(frozen=True)
 class AreaState:
-    """What stands in one land or water area."""
+    """What stands in one land or water area.
+
+    ``towns`` (Small Cities only, RULINGS.md SC-1) are a nation's tokens lying
+    face down: units on the board, neither population tokens nor cities.
+    """
 
     tokens: FrozenMap[str, int] = field(default_factory=FrozenMap)
     city: str | None = None
     ships: FrozenMap[str, int] = field(default_factory=FrozenMap)
+    towns: FrozenMap[str, int] = field(default_factory=FrozenMap)
 
     @property
     def empty(self) -> bool:
-        return not self.tokens and self.city is None and not self.ships
+        return not self.tokens and self.city is None and not self.ships and not self.towns
 
     def add_tokens(self, nation: str, count: int) -> AreaState:
         left = self.tokens.get(nation, 0) + count
@@ -65,6 +70,13 @@ class AreaState:
             raise ValueError(f"{nation} would have {left} tokens")
         tokens = self.tokens.set(nation, left) if left else self.tokens.without(nation)
         return replace(self, tokens=tokens)
+
+    def add_towns(self, nation: str, count: int) -> AreaState:
+        left = self.towns.get(nation, 0) + count
+        if left < 0:
+            raise ValueError(f"{nation} would have {left} towns")
+        towns = self.towns.set(nation, left) if left else self.towns.without(nation)
+        return replace(self, towns=towns)
 
 
 @dataclass(frozen=True)
@@ -140,6 +152,9 @@ class GameState:
 
     def tokens_on_board(self, nation: str) -> int:
         return sum(a.tokens.get(nation, 0) for a in self.areas.values())
+
+    def towns_on_board(self, nation: str) -> int:
+        return sum(a.towns.get(nation, 0) for a in self.areas.values())
 
     def cities_on_board(self, nation: str) -> int:
         return sum(1 for a in self.areas.values() if a.city == nation)
