@@ -13,7 +13,7 @@ import re
 
 from pbem.rules.board.support import ReduceCity
 from pbem.rules.core.state import GameState
-from pbem.rules.phases.cities import AS_NEEDED, BuildCities, FinishOrders
+from pbem.rules.phases.cities.construction import AS_NEEDED, BuildCities, FinishOrders
 
 from .grammar import Actor, LineError, Parser, area, areas, player_of
 

@@ -23,7 +23,7 @@ from pbem.rules.core.events import Event
 from pbem.rules.core.frozen import FrozenMap
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.engine import describe_event
-from pbem.rules.phases.cities import AS_NEEDED, BuildCities, FinishOrders
+from pbem.rules.phases.cities.construction import AS_NEEDED, BuildCities, FinishOrders
 from pbem.rules.ruleset.loader import PACKAGED_DATA
 
 from .casefile import position, within_phase

@@ -5,6 +5,11 @@ again after the calamities (phase 11, §29.8) and inside Slave Revolt (§30.42);
 the numbers and the order in which cities may go (D-6) live here, once.
 A Slave Revolt in force keeps some of its victim's tokens from supporting
 cities (D-10): `disabled_tokens` counts them for every support check.
+
+Small Cities (RULINGS.md SC-4, SC-6, SC-7): population tokens and towns share
+an area's limit, and only population tokens go as surplus; towns above the
+limit need one population token for every two, rounded up; a nation short of
+support turns such a town back into a token, or reduces a city.
 """
 
 from __future__ import annotations
@@ -30,8 +35,9 @@ class ReduceCity:
 
 
 def sole_occupant(state: GameState, nation: str, area: str) -> bool:
-    """Only this nation's tokens stand in the area (no other player's, no Barbarians)."""
-    return all(owner == nation for owner in state.area(area).tokens)
+    """Only this nation's tokens (and towns) stand in the area (no other player's, no Barbarians)."""
+    here = state.area(area)
+    return all(owner == nation for owner in here.tokens) and all(owner == nation for owner in here.towns)
 
 
 def population_limit(state: GameState, nation: str, area: str) -> int:
@@ -53,10 +59,45 @@ def cities_of(state: GameState, nation: str) -> list[str]:
     return sorted(a for a, area in state.areas.items() if area.city == nation)
 
 
-def support_shortfall(state: GameState, nation: str, disabled: int = 0) -> int:
-    """Tokens missing on the board to support the nation's cities (0: supported); ``disabled`` do not count (Slave Revolt)."""
+def excess_towns(state: GameState, nation: str) -> dict[str, int]:
+    """Small Cities: area -> the nation's towns above the area's limit, which need support (SC-6)."""
+    out = {}
+    for name, area in state.areas.items():
+        over = area.towns.get(nation, 0) - population_limit(state, nation, name) if area.towns.get(nation) else 0
+        if over > 0:
+            out[name] = over
+    return dict(sorted(out.items()))
+
+
+def support_needed(state: GameState, nation: str) -> int:
+    """Population tokens the nation's cities need on the board: 2 each (§26.3), and one per two excess towns (SC-6)."""
     need = ruleset_of(state).numbers["city_support_tokens"] * state.cities_on_board(nation)
-    return max(0, need - (state.tokens_on_board(nation) - disabled))
+    if options_of(state).small_cities:
+        need += -(-sum(excess_towns(state, nation).values()) // 2)
+    return need
+
+
+def support_shortfall(state: GameState, nation: str, disabled: int = 0) -> int:
+    """Tokens missing on the board to support the nation's cities and towns (0: supported).
+
+    ``disabled`` tokens do not count (Slave Revolt); towns never do (Q-SC3).
+    """
+    return max(0, support_needed(state, nation) - (state.tokens_on_board(nation) - disabled))
+
+
+def town_flips(state: GameState, nation: str) -> list[str]:
+    """Small Cities: areas where a town above the limit may turn back into a token, the default first (SC-7).
+
+    The default is the area with the largest excess, ties by area name.
+    """
+    excess = excess_towns(state, nation)
+    return sorted(excess, key=lambda a: (-excess[a], a))
+
+
+def support_candidates(state: GameState, nation: str) -> list[str]:
+    """What may go when support fails, the default first: excess towns (SC-7), then cities in D-6 order."""
+    towns = town_flips(state, nation) if options_of(state).small_cities else []
+    return towns + (reduction_candidates(state, nation) if cities_of(state, nation) else [])
 
 
 def reduction_candidates(state: GameState, nation: str) -> list[str]:
@@ -76,22 +117,29 @@ def reduction_candidates(state: GameState, nation: str) -> list[str]:
 
 
 def surplus(state: GameState, nation: str) -> dict[str, int]:
-    """Area -> the nation's tokens that go to stock at 5b (seed 001: 5B, §26.1, §26.11)."""
+    """Area -> the nation's tokens that go to stock at 5b (seed 001: 5B, §26.1, §26.11).
+
+    Under Small Cities his towns in the area count toward the limit, but only
+    tokens go (SC-4).
+    """
     out = {}
     for name, area in state.areas.items():
         have = area.tokens.get(nation, 0)
         if not have:
             continue
-        keep = 0 if area.city is not None else population_limit(state, nation, name)
+        keep = 0 if area.city is not None else max(0, population_limit(state, nation, name) - area.towns.get(nation, 0))
         if have > keep:
             out[name] = have - keep
     return dict(sorted(out.items()))
 
 
 def check_reduction(state: GameState, nation: str, area: str, cite: str) -> None:
-    """Refuse a REDUCE of a city that may not go now: not his, or not among the cities that go first (D-6)."""
+    """Refuse a REDUCE of a city that may not go now: not his, or not among the cities that go first (D-6).
+
+    Under Small Cities an area of his with towns above the limit may be named too (SC-7).
+    """
     candidates = reduction_candidates(state, nation)
-    if area in candidates:
+    if area in candidates or (options_of(state).small_cities and area in excess_towns(state, nation)):
         return
     if area in cities_of(state, nation):
         raise Rejection(f"{area}: cities built this turn must be reduced first; choose from {', '.join(candidates)}", "D-6")
@@ -113,7 +161,11 @@ def reduction_prompt(
         default=f"reduce {candidates[0]} ({rule}, then by area name)",
         situation=(
             "You may reduce: "
-            + ", ".join(f"{a} (becomes {min(reduction_tokens(state, nation, a), n.stock)} tokens)" for a in candidates)
+            + ", ".join(
+                f"{a} (a town there becomes a token)" if state.area(a).city != nation
+                else f"{a} (becomes {min(reduction_tokens(state, nation, a), n.stock)} tokens)"
+                for a in candidates
+            )
             + ".",
             f"Stock {n.stock}.",
         ),
@@ -153,12 +205,70 @@ def reduction(state: GameState, nation: str, area: str) -> dict[str, Any]:
 
 
 def chosen_reduction(state: GameState, nation: str, area: str, cite: str, by_default: bool) -> dict[str, Any]:
-    """A REDUCE order checked (D-6) and turned into its event's data, the same after phase 5 and phase 9."""
+    """A REDUCE order checked (D-6) and turned into its event's data, the same after phase 5 and phase 9.
+
+    A town turned back into a token has ``town`` set (SC-7); a city reduced has the tokens it becomes.
+    """
     check_reduction(state, nation, area, cite)
-    data = reduction(state, nation, area)
+    data = {"nation": nation, "area": area, "town": True} if state.area(area).city != nation else reduction(state, nation, area)
     if by_default:
         data["by_default"] = True
     return data
+
+
+def support_choices(state: GameState, nation: str, disabled: int = 0) -> list[str] | None:
+    """What the nation may choose to lose when short of support, or None when there is nothing to choose.
+
+    Nothing to choose: one candidate only, or an empty stock and every city
+    must go (with no town to turn back instead).
+    """
+    candidates = support_candidates(state, nation)
+    if len(candidates) < 2:
+        return None
+    support = ruleset_of(state).numbers["city_support_tokens"]
+    short = support_shortfall(state, nation, disabled)
+    if not town_flips(state, nation) and state.nations[nation].stock == 0 and -(-short // support) >= state.cities_on_board(nation):
+        return None
+    return candidates
+
+
+def towns_question(state: GameState, nation: str, disabled: int = 0) -> str:
+    """The support question under Small Cities, where towns above the limit need support too (SC-6, SC-7)."""
+    excess = sum(excess_towns(state, nation).values())
+    kept = f", of which {disabled} are kept from supporting by the Slave Revolt (D-10)" if disabled else ""
+    return (
+        f"Support: your {state.cities_on_board(nation)} cities and your {excess} towns above their areas' limits "
+        f"need {support_needed(state, nation)} population tokens on the board; you have "
+        f"{state.tokens_on_board(nation)}{kept}. Choose what goes: REDUCE <area> turns one of your towns there "
+        "back into a token (it counts at once), or reduces your city there. You are asked again if more must go."
+    )
+
+
+def support_step(
+    state: GameState, nation: str, area: str, city_event: str, cites: tuple[str, ...], chosen: dict[str, Any] | None = None
+) -> Event:
+    """The event of one support step: a city reduced (``city_event``), or under Small Cities a town turned back.
+
+    ``chosen`` is the data of an order (`chosen_reduction`); without it the step is the default's.
+    """
+    data = chosen if chosen is not None else (
+        reduction(state, nation, area) if state.area(area).city == nation else {"nation": nation, "area": area, "town": True})
+    if data.get("town"):
+        return Event("TownFlipChosen" if chosen is not None else "TownFlipped", data, cites + ("SC-6", "SC-7"))
+    return Event(city_event, data, cites)
+
+
+def apply_town_flipped(state: GameState, data: dict[str, Any]) -> GameState:
+    """A town above the limit turned back into a population token, which supports cities at once (SC-7)."""
+    nation, name = data["nation"], data["area"]
+    state = state.with_area(name, state.area(name).add_towns(nation, -1).add_tokens(nation, 1))
+    return revolt_tokens_placed(state, nation, 1)
+
+
+def tell_town_flipped(state: GameState, event: Event, viewer: str) -> str:
+    d = event.data
+    how = " (by default)" if d.get("by_default") else ""
+    return f"{d['nation']} could not support its towns; a town in {d['area']} became a population token again{how}."
 
 
 def tell_surplus(state: GameState, event: Event, viewer: str) -> str:

@@ -22,15 +22,16 @@ from pbem.rules.board.support import (
     ReduceCity,
     apply_reduced,
     chosen_reduction,
-    cities_of,
     disabled_tokens,
-    reduction,
-    reduction_candidates,
     reduction_prompt,
     revolt_tokens_placed,
+    support_candidates,
+    support_choices,
     support_shortfall,
+    support_step,
     surplus,
     tell_reduced,
+    towns_question,
 )
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
@@ -55,7 +56,7 @@ def _current(state: GameState) -> tuple[str, str] | None:
     for nation in in_ast_order(state, state.nations):
         if _removes_surplus(state) and surplus(state, nation):
             return nation, "surplus"
-        if support_shortfall(state, nation, disabled_tokens(state, nation)) and cities_of(state, nation):
+        if support_shortfall(state, nation, disabled_tokens(state, nation)) and support_candidates(state, nation):
             return nation, "reduce"
     return None
 
@@ -65,13 +66,15 @@ def _reduce_prompt(state: GameState) -> Prompt | None:
     if current is None or current[1] != "reduce":
         return None
     nation = current[0]
-    candidates = reduction_candidates(state, nation)
-    n = state.nations[nation]
+    candidates = support_choices(state, nation, disabled_tokens(state, nation))
+    if candidates is None:
+        return None  # one candidate, or every city must go: nothing to choose
     support = ruleset_of(state).numbers["city_support_tokens"]
     count = state.cities_on_board(nation)
-    short = support_shortfall(state, nation, disabled_tokens(state, nation))
-    if len(candidates) < 2 or (n.stock == 0 and -(-short // support) >= count):
-        return None  # one candidate, or every city must go: nothing to choose
+    if options_of(state).small_cities:
+        question = towns_question(state, nation, disabled_tokens(state, nation))
+        rule = "towns above the limit first, the largest excess first; then cities built this turn"
+        return reduction_prompt(state, nation, candidates, question, rule, SUPPORT_CITES)
     question = (
         f"City support after the calamities: your {count} cities need {support * count} of your tokens on the "
         f"board; you have {state.tokens_on_board(nation)}"
@@ -95,13 +98,13 @@ def decide_reduce(state: GameState, command: ReduceCity, by_default: bool = Fals
     assert current is not None
     nation = current[0]
     data = chosen_reduction(state, nation, command.area, "§29.8", by_default)
-    return [Event("CitySupportReductionChosen", data, SUPPORT_CITES)]
+    return [support_step(state, nation, command.area, "CitySupportReductionChosen", SUPPORT_CITES, data)]
 
 
 def defaults(state: GameState, prompt: Prompt) -> list[Event]:
     current = _current(state)
     assert current is not None
-    return decide_reduce(state, ReduceCity(prompt.player_id, reduction_candidates(state, current[0])[0]), True)
+    return decide_reduce(state, ReduceCity(prompt.player_id, support_candidates(state, current[0])[0]), True)
 
 
 def _recovered(state: GameState) -> Event:
@@ -129,8 +132,7 @@ def settle(state: GameState, draws: Draws) -> list[Event]:
         return [Event("SurplusRemoved", {"nation": nation, "removed": surplus(state, nation)}, SURPLUS_CITES)]
     if _reduce_prompt(state) is not None:
         return []
-    area = reduction_candidates(state, nation)[0]
-    return [Event("CitySupportReduced", reduction(state, nation, area), SUPPORT_CITES)]
+    return [support_step(state, nation, support_candidates(state, nation)[0], "CitySupportReduced", SUPPORT_CITES)]
 
 
 # The REDUCE order (`board.support.ReduceCity`) is decided here during phase 11:

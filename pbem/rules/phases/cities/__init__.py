@@ -23,7 +23,7 @@ in turn, in A.S.T.-ranking order, does all three steps (D-21):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from pbem.rules.board.card_effects import card_effects
@@ -32,97 +32,43 @@ from pbem.rules.board.support import (
     ReduceCity,
     apply_reduced,
     apply_surplus,
+    apply_town_flipped,
     chosen_reduction,
-    cities_of,
-    reduction,
-    reduction_candidates,
     reduction_prompt,
-    sole_occupant,
+    support_candidates,
+    support_choices,
     support_shortfall,
+    support_step,
     surplus,
     tell_reduced,
     tell_surplus,
-    tokens_to_stock,
+    tell_town_flipped,
+    towns_question,
 )
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
-from pbem.rules.core.frozen import FrozenMap
 from pbem.rules.core.phase import PhaseRules, acting_nation, phase_ended
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
+from pbem.rules.phases.cities.construction import (
+    MAX_CHOICES,
+    PHASE,
+    SUPPORT_CITES,
+    SURPLUS_CITES,
+    BuildCities,
+    FinishOrders,
+    apply_built,
+    build_line,
+    buildable,
+    check_build,
+    filed_builds,
+    resolve_builds,
+    sees_orders,
+    tell_built,
+)
 from pbem.rules.ruleset.options import options_of
 from pbem.rules.ruleset.rulebook import ruleset_of
-
-PHASE = "city-construction"
-AS_NEEDED = -1  # BUILD <area> TREASURY with no number: as many as the city needs
-MAX_CHOICES = 60
-BUILD_CITES = ("seed 001: 5A", "§25.1", "§25.2", "D-20")
-SURPLUS_CITES = ("seed 001: 5B", "§26.1", "Q-S14")
-SUPPORT_CITES = ("seed 001: 5C", "§26.3", "§26.41", "D-6")
-
-
-@dataclass(frozen=True)
-class BuildCities:
-    """BUILD: cities to build this turn, (area, tokens from treasury) each; 0 = none, -1 = as needed."""
-
-    player_id: int
-    builds: tuple[tuple[str, int], ...]
-
-
-@dataclass(frozen=True)
-class FinishOrders:
-    """DONE: my orders for this step are complete (a player who builds nothing says so)."""
-
-    player_id: int
-
-
-# -- the rules as numbers ----------------------------------------------------------------
-
-
-def tokens_required(state: GameState, area: str) -> int | None:
-    """Tokens of one nation needed to build a city in the area; None if no city may stand there."""
-    rules = ruleset_of(state)
-    spec = rules.areas[area]
-    if spec.population_limit == 0 and options_of(state).zero_limit_city_ban == "seed":
-        return None  # D-7: never on a limit-0 area under the seed rule
-    numbers = rules.numbers
-    if not spec.has_city_site:
-        return numbers["city_tokens_off_site"]
-    players = len(state.players)
-    if spec.island and players in rules.player_counts and rules.setup_for(players).island_city_sites_ignored:
-        return numbers["island_city_tokens_two_players"]
-    return numbers["city_tokens_on_site"]
-
-
-def treasury_allowance(state: GameState, nation: str, required: int) -> int:
-    """Most tokens of one city that may come from treasury with Architecture (§25.3), 0 without it."""
-    effects = card_effects(state, nation, "city-build-from-treasury")
-    if not effects:
-        return 0
-    share = max(e.get("max_percent", 0) for e in effects)
-    return min(required * share // 100, state.nations[nation].treasury)
-
-
-def buildable(state: GameState, nation: str) -> dict[str, int]:
-    """Areas where the nation could build now -> tokens it would need from treasury (0: none)."""
-    out: dict[str, int] = {}
-    if cities_in_stock(state, nation) <= 0:
-        return out
-    for name in sorted(state.areas):
-        area = state.areas[name]
-        have = area.tokens.get(nation, 0)
-        if not have or area.city is not None or name not in ruleset_of(state).areas:
-            continue
-        required = tokens_required(state, name)
-        if required is None:
-            continue
-        if have >= required:
-            out[name] = 0
-        elif sole_occupant(state, nation, name) and required - have <= treasury_allowance(state, nation, required):
-            out[name] = required - have
-    return out
-
 
 # -- the orders step --------------------------------------------------------------------------
 
@@ -130,10 +76,6 @@ def buildable(state: GameState, nation: str) -> dict[str, int]:
 def _asked(state: GameState) -> list[str]:
     """Who has a city to decide on this turn (only they are asked)."""
     return [n for n in in_ast_order(state, state.nations) if buildable(state, n)]
-
-
-def _filed(state: GameState, nation: str) -> list[tuple[str, int]]:
-    return [tuple(b) for b in state.filed.get(f"builds:{nation}", ())]  # type: ignore[misc]
 
 
 def _done(state: GameState, nation: str) -> bool:
@@ -145,10 +87,6 @@ def _work(state: GameState) -> bool:
     return any(buildable(state, n) or surplus(state, n) or support_shortfall(state, n) for n in state.nations)
 
 
-def _build_line(builds: list[tuple[str, int]]) -> str:
-    return "BUILD " + ", ".join(f"{a} TREASURY {t}" if t else a for a, t in builds)
-
-
 def _build_choices(state: GameState, nation: str) -> tuple[str, ...]:
     """Complete answers: every possible city at once, each city alone, or none."""
     can = buildable(state, nation)
@@ -158,9 +96,9 @@ def _build_choices(state: GameState, nation: str) -> tuple[str, ...]:
     lines: list[str] = []
     everything = plain[:room] + (helped[:1] if len(plain) < room else [])
     if everything:
-        lines.append(_build_line(everything))
+        lines.append(build_line(everything))
     for a, t in can.items():
-        line = _build_line([(a, t)])
+        line = build_line([(a, t)])
         if line not in lines:
             lines.append(line)
     return tuple(lines[: MAX_CHOICES - 1]) + ("DONE",)
@@ -190,7 +128,7 @@ def _build_prompt(state: GameState, nation: str) -> Prompt:
             f"{ruleset_of(state).numbers['city_support_tokens']} of your tokens on the board."
         ),
         choices=_build_choices(state, nation),
-        template=_build_line(plain) if plain else "DONE",
+        template=build_line(plain) if plain else "DONE",
         default="no city is built",
         situation=tuple(situation),
         cites=("seed 001: 5A", "§25", "Q-S19"),
@@ -207,27 +145,26 @@ def _current(state: GameState) -> tuple[str, str] | None:
             return nation, "build"
         if surplus(state, nation):
             return nation, "surplus"
-        if support_shortfall(state, nation) and cities_of(state, nation):
+        if support_shortfall(state, nation) and support_candidates(state, nation):
             return nation, "reduce"
     return None
 
 
 def _reduce_prompt(state: GameState, nation: str) -> Prompt | None:
-    candidates = reduction_candidates(state, nation)
-    if len(candidates) < 2:
+    candidates = support_choices(state, nation)
+    if candidates is None:
         return None
-    n = state.nations[nation]
     support = ruleset_of(state).numbers["city_support_tokens"]
     cities = state.cities_on_board(nation)
-    if n.stock == 0 and -(-support_shortfall(state, nation) // support) >= cities:
-        return None  # an empty stock and every city must go: nothing to choose
     order = options_of(state).support_reduction_order
     rule = "cities built this turn go first" + (" (with cities gained this turn)" if order == "1991" else "")
-    question = (
+    question = towns_question(state, nation) if options_of(state).small_cities else (
         f"City support: your {cities} cities need {support * cities} of your tokens on the board; you have "
         f"{state.tokens_on_board(nation)}. Choose a city to reduce: it becomes tokens of yours from stock, "
         "which count at once. You are asked again if more must go."
     )
+    if options_of(state).small_cities:
+        rule = "towns above the limit first, the largest excess first; then " + rule
     return reduction_prompt(state, nation, candidates, question, rule, SUPPORT_CITES)
 
 
@@ -248,7 +185,7 @@ def pending(state: GameState) -> dict[str, Prompt]:
 
 def apply_ordered(state: GameState, data: dict[str, Any]) -> GameState:
     nation = data["nation"]
-    builds = tuple(_filed(state, nation)) + tuple((a, t) for a, t in data["builds"])
+    builds = tuple(filed_builds(state, nation)) + tuple((a, t) for a, t in data["builds"])
     filed = state.filed.set(f"builds:{nation}", builds).set(f"done:{nation}", (1,))
     return replace(state, filed=filed)
 
@@ -264,53 +201,7 @@ def apply_revealed(state: GameState, data: dict[str, Any]) -> GameState:
     return replace(state, step="resolve", filed=filed)
 
 
-def apply_built(state: GameState, data: dict[str, Any]) -> GameState:
-    nation = data["nation"]
-    for city in data["cities"]:
-        area = state.area(city["area"])
-        for owner, count in area.tokens.items():
-            state = tokens_to_stock(state, owner, count)
-        state = state.with_area(city["area"], replace(area, tokens=FrozenMap(), city=nation))
-        n = state.nations[nation]
-        state = state.with_nation(replace(n, treasury=n.treasury - city["treasury"], stock=n.stock + city["treasury"]))
-    built = state.built_this_turn + tuple(c["area"] for c in data["cities"] if c["area"] not in state.built_this_turn)
-    return replace(state, built_this_turn=built, filed=state.filed.without(f"builds:{nation}"))
-
-
 # -- deciding -------------------------------------------------------------------------------------
-
-
-def _check_build(state: GameState, nation: str, area: str, treasury: int, taken: list[tuple[str, int]]) -> int:
-    """The tokens this build takes from treasury, or a Rejection saying why it cannot be built."""
-    spot = state.area(area)
-    if area in (a for a, _ in taken):
-        raise Rejection(f"{area}: you already ordered a city there", "seed 001: 5A")
-    if spot.city is not None:
-        raise Rejection(f"{area} already holds a city; each area holds only one", "seed 001: 5A")
-    required = tokens_required(state, area)
-    if required is None:
-        raise Rejection(f"{area} has population limit 0: no city may be built there, whatever cards you hold", "D-7")
-    have = spot.tokens.get(nation, 0)
-    short = max(0, required - have)
-    if not short:
-        return 0
-    if treasury == 0:
-        hint = " (with Architecture add TREASURY <n>)" if card_effects(state, nation, "city-build-from-treasury") else ""
-        raise Rejection(f"{area}: a city there needs {required} of your tokens and you have {have}{hint}", "seed 001: 5A")
-    if not card_effects(state, nation, "city-build-from-treasury"):
-        raise Rejection("only a holder of Architecture may build with tokens from treasury", "§25.3")
-    if any(t for _, t in taken):
-        raise Rejection("Architecture helps build only one city per turn", "§25.3")
-    if not sole_occupant(state, nation, area):
-        raise Rejection(f"{area}: Architecture cannot be used where other players' tokens or Barbarians stand", "§25.3")
-    half = required * max(e.get("max_percent", 0) for e in card_effects(state, nation, "city-build-from-treasury")) // 100
-    if short > half:
-        raise Rejection(f"{area}: at most {half} of the {required} tokens may come from treasury; you have {have} there", "§25.3")
-    if short > state.nations[nation].treasury:
-        raise Rejection(f"{area}: you need {short} from treasury and hold {state.nations[nation].treasury}", "§25.3")
-    if treasury != AS_NEEDED and treasury < short:
-        raise Rejection(f"{area}: you need {short} tokens from treasury, not {treasury}", "§25.3")
-    return short
 
 
 def decide_build(state: GameState, command: BuildCities) -> list[Event]:
@@ -319,10 +210,10 @@ def decide_build(state: GameState, command: BuildCities) -> list[Event]:
         raise Rejection("cities are built in phase 5, before its orders are resolved", "seed 001: 5A")
     if nation not in _asked(state):
         raise Rejection("you have no tokens enough to build a city anywhere this turn", "seed 001: 5A")
-    taken = _filed(state, nation)
+    taken = filed_builds(state, nation)
     builds: list[tuple[str, int]] = []
     for area, treasury in command.builds:
-        builds.append((area, _check_build(state, nation, area, treasury, taken + builds)))
+        builds.append((area, check_build(state, nation, area, treasury, taken + builds)))
     room = cities_in_stock(state, nation)
     if len(taken) + len(builds) > room:
         raise Rejection(f"you have only {room} cities in stock (at most {ruleset_of(state).cities_per_nation} in play)", "§25.1")
@@ -348,36 +239,17 @@ def decide_reduce(state: GameState, command: ReduceCity, by_default: bool = Fals
     if current is None or current != (nation, "reduce") or _reduce_prompt(state, nation) is None:
         raise Rejection("no city of yours needs reducing now", "seed 001: 5C")
     data = chosen_reduction(state, nation, command.area, "seed 001: 5C", by_default)
-    return [Event("CityReductionChosen", data, SUPPORT_CITES)]
+    return [support_step(state, nation, command.area, "CityReductionChosen", SUPPORT_CITES, data)]
 
 
 def defaults(state: GameState, prompt: Prompt) -> list[Event]:
     if prompt.step == "build-cities":
         return decide_done(state, FinishOrders(prompt.player_id), True)
     nation = acting_nation(state, prompt.player_id)
-    return decide_reduce(state, ReduceCity(prompt.player_id, reduction_candidates(state, nation)[0]), True)
+    return decide_reduce(state, ReduceCity(prompt.player_id, support_candidates(state, nation)[0]), True)
 
 
 # -- resolving -----------------------------------------------------------------------------------------
-
-
-def _resolve_builds(state: GameState, nation: str) -> Event:
-    cities, skipped = [], []
-    done: list[tuple[str, int]] = []
-    for area, treasury in _filed(state, nation):
-        try:
-            used = _check_build(state, nation, area, treasury or 0, done)
-        except Rejection as exc:  # cannot happen on the standard board (D-20); kept for house maps
-            skipped.append({"area": area, "why": exc.message})
-            continue
-        if len(done) >= cities_in_stock(state, nation):
-            skipped.append({"area": area, "why": "no city left in stock"})
-            continue
-        done.append((area, used))
-        removed = dict(state.area(area).tokens)
-        cities.append({"area": area, "treasury": used, "removed": removed})
-    cites = BUILD_CITES + ("D-21",) + (("§25.3",) if any(c["treasury"] for c in cities) else ())
-    return Event("CitiesBuilt", {"nation": nation, "cities": cities, "skipped": skipped}, cites)
 
 
 def settle(state: GameState, draws: Draws) -> list[Event]:
@@ -386,7 +258,7 @@ def settle(state: GameState, draws: Draws) -> list[Event]:
             return [phase_ended(PHASE, ("§18.2", "R-2.5"))]
         if any(not _done(state, n) for n in _asked(state)):
             return []
-        builds = {n: [list(b) for b in _filed(state, n)] for n in in_ast_order(state, state.nations) if _filed(state, n)}
+        builds = {n: [list(b) for b in filed_builds(state, n)] for n in in_ast_order(state, state.nations) if filed_builds(state, n)}
         data = {"builds": builds, "asked": _asked(state)}
         return [Event("CityOrdersRevealed", data, ("seed 001: 5", "Q-S19", "D-21"))]
     if state.step != "resolve":
@@ -396,7 +268,7 @@ def settle(state: GameState, draws: Draws) -> list[Event]:
         return [phase_ended(PHASE, ("seed 001: 5", "D-21"))]
     nation, work = current
     if work == "build":
-        return [_resolve_builds(state, nation)]
+        return [resolve_builds(state, nation)]
     if work == "surplus":
         removed = surplus(state, nation)
         agriculture = bool(card_effects(state, nation, "population-limit-bonus"))
@@ -404,22 +276,17 @@ def settle(state: GameState, draws: Draws) -> list[Event]:
         return [Event("SurplusRemoved", {"nation": nation, "removed": removed}, cites)]
     if _reduce_prompt(state, nation) is not None:
         return []
-    area = reduction_candidates(state, nation)[0]
-    return [Event("CityReduced", reduction(state, nation, area), SUPPORT_CITES)]
+    return [support_step(state, nation, support_candidates(state, nation)[0], "CityReduced", SUPPORT_CITES)]
 
 
 # -- telling ------------------------------------------------------------------------------------------
 
 
-def _sees(viewer: str, nation: str) -> bool:
-    return viewer in ("moderator", "auditor") or viewer == f"player:{nation.lower()}"
-
-
 def _tell_ordered(state: GameState, event: Event, viewer: str) -> str:
     nation = event.data["nation"]
-    if not _sees(viewer, nation):
+    if not sees_orders(viewer, nation):
         return f"{nation} has given its city orders."
-    return f"{nation} orders: {_build_line([tuple(b) for b in event.data['builds']])}."  # type: ignore[misc]
+    return f"{nation} orders: {build_line([tuple(b) for b in event.data['builds']])}."  # type: ignore[misc]
 
 
 def _tell_done(state: GameState, event: Event, viewer: str) -> str:
@@ -438,18 +305,6 @@ def _tell_revealed(state: GameState, event: Event, viewer: str) -> str | None:
     ) + "."
 
 
-def _tell_built(state: GameState, event: Event, viewer: str) -> str:
-    d = event.data
-    parts = []
-    for c in d["cities"]:
-        extra = f", {c['treasury']} tokens from treasury (Architecture)" if c["treasury"] else ""
-        parts.append(f"{c['area']}{extra}")
-    text = f"{d['nation']} built {len(d['cities'])} cit{'y' if len(d['cities']) == 1 else 'ies'}: {', '.join(parts)}." if parts else ""
-    for s in d.get("skipped", ()):
-        text += f" {d['nation']} could not build in {s['area']}: {s['why']}."
-    return text.strip() or f"{d['nation']} built no city."
-
-
 RULES = PhaseRules(
     name=PHASE,
     apply={
@@ -460,6 +315,8 @@ RULES = PhaseRules(
         "SurplusRemoved": apply_surplus,
         "CityReductionChosen": apply_reduced,
         "CityReduced": apply_reduced,
+        "TownFlipChosen": apply_town_flipped,
+        "TownFlipped": apply_town_flipped,
     },
     decide={BuildCities: decide_build, FinishOrders: decide_done, ReduceCity: decide_reduce},
     pending=pending,
@@ -469,14 +326,17 @@ RULES = PhaseRules(
         "CitiesOrdered": lambda s, d: BuildCities(s.nations[d["nation"]].player_id, tuple((a, t) for a, t in d["builds"])),
         "CityOrdersDone": lambda s, d: FinishOrders(s.nations[d["nation"]].player_id),
         "CityReductionChosen": lambda s, d: ReduceCity(s.nations[d["nation"]].player_id, d["area"]),
+        "TownFlipChosen": lambda s, d: ReduceCity(s.nations[d["nation"]].player_id, d["area"]),
     },
     narrate={
         "CitiesOrdered": _tell_ordered,
         "CityOrdersDone": _tell_done,
         "CityOrdersRevealed": _tell_revealed,
-        "CitiesBuilt": _tell_built,
+        "CitiesBuilt": tell_built,
         "SurplusRemoved": tell_surplus,
         "CityReductionChosen": tell_reduced,
         "CityReduced": tell_reduced,
+        "TownFlipChosen": tell_town_flipped,
+        "TownFlipped": tell_town_flipped,
     },
 )
