@@ -5,6 +5,11 @@ line is your whole answer. ``BUILD Buhen TREASURY 2`` (Architecture) takes 2
 of the city's tokens from treasury; ``TREASURY`` alone takes as many as
 needed. ``DONE`` builds nothing. ``REDUCE Thebes`` reduces that city when
 your cities are not supported.
+
+Small Cities: ``TOWN Memphis 2, Thebes`` makes 2 towns in Memphis and as many
+as the tokens make in Thebes; ``TOWN Memphis 2 TREASURY 2`` adds two more from
+treasury (Architecture). ``REDUCE Memphis`` turns a town above the limit back
+into a token when your towns are not supported.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import re
 from pbem.rules.board.support import ReduceCity
 from pbem.rules.core.state import GameState
 from pbem.rules.phases.cities.construction import AS_NEEDED, BuildCities, FinishOrders
+from pbem.rules.phases.cities.towns import AS_MANY, BuildTowns, town_line
 
 from .grammar import Actor, LineError, Parser, area, areas, player_of
 
@@ -34,6 +40,27 @@ def _build(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Build
     if not builds:
         raise LineError("say where: BUILD <area>, <area> ... (or DONE to build nothing)")
     return BuildCities(player_of(actor), tuple(builds))
+
+
+_TOWN = re.compile(r"^(?P<place>.*?)(?:\s+(?P<n>\d+))?(?:\s+(?:treasury|treas|tre|t)\b\s*(?P<m>\d+)?)?\s*$", re.IGNORECASE)
+
+
+def _town(state: GameState, actor: Actor, rest: str, notes: list[str]) -> BuildTowns:
+    towns: list[tuple[str, int, int]] = []
+    for part in (p.strip() for p in re.split(r"[,;]", rest)):
+        if not part:
+            continue
+        match = _TOWN.match(part)
+        if not match or not match.group("place").strip():
+            raise LineError(f"{part!r}: write TOWN <area> <n> [TREASURY <m>]")
+        count = int(match.group("n")) if match.group("n") else AS_MANY
+        said_treasury = part[len(match.group("place")):].strip(" 0123456789")
+        if said_treasury and not match.group("m"):
+            raise LineError(f"{part!r}: say how many towns come from treasury, e.g. TOWN {match.group('place')} 2 TREASURY 2")
+        towns.append((area(state, match.group("place").strip(), notes), count, int(match.group("m") or 0)))
+    if not towns:
+        raise LineError("say where: TOWN <area> <n>, <area> <n> ... (or DONE)")
+    return BuildTowns(player_of(actor), tuple(towns))
 
 
 def _done(state: GameState, actor: Actor, rest: str, notes: list[str]) -> FinishOrders:
@@ -60,11 +87,13 @@ def _write_build(command: BuildCities) -> str:
 
 VERBS: dict[str, tuple[Parser, str]] = {
     "BUILD": (_build, "BUILD <area>, <area> [TREASURY <n>] ..."),
+    "TOWN": (_town, "TOWN <area> [<n>] [TREASURY <m>], ... (Small Cities)"),
     "DONE": (_done, "DONE"),
     "REDUCE": (_reduce, "REDUCE <area>"),
 }
 CANONICAL = {
     BuildCities: _write_build,
+    BuildTowns: lambda c: town_line(list(c.towns)),
     FinishOrders: lambda c: "DONE",
     ReduceCity: lambda c: f"REDUCE {c.area}",
 }

@@ -120,8 +120,12 @@ def surplus(state: GameState, nation: str) -> dict[str, int]:
     """Area -> the nation's tokens that go to stock at 5b (seed 001: 5B, §26.1, §26.11).
 
     Under Small Cities his towns in the area count toward the limit, but only
-    tokens go (SC-4).
+    tokens go (SC-4). A nation that has turned a town back for support this
+    step is past its surplus removal: that token stays until the next one
+    (SC-7: it counts at once).
     """
+    if f"flipped:{nation}" in state.filed:
+        return {}
     out = {}
     for name, area in state.areas.items():
         have = area.tokens.get(nation, 0)
@@ -262,6 +266,7 @@ def apply_town_flipped(state: GameState, data: dict[str, Any]) -> GameState:
     """A town above the limit turned back into a population token, which supports cities at once (SC-7)."""
     nation, name = data["nation"], data["area"]
     state = state.with_area(name, state.area(name).add_towns(nation, -1).add_tokens(nation, 1))
+    state = replace(state, filed=state.filed.set(f"flipped:{nation}", (1,)))
     return revolt_tokens_placed(state, nation, 1)
 
 

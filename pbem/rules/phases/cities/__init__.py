@@ -35,6 +35,7 @@ from pbem.rules.board.support import (
     apply_town_flipped,
     chosen_reduction,
     reduction_prompt,
+    sole_occupant,
     support_candidates,
     support_choices,
     support_shortfall,
@@ -67,15 +68,36 @@ from pbem.rules.phases.cities.construction import (
     sees_orders,
     tell_built,
 )
+from pbem.rules.phases.cities.towns import (
+    AS_MANY,
+    TOWN_CITES,
+    BuildTowns,
+    architecture_cities,
+    apply_towns_built,
+    check_towns,
+    filed_towns,
+    has_architecture,
+    sites_left,
+    tell_towns_built,
+    tokens_per_town,
+    town_line,
+    town_sites,
+    towns_event,
+)
 from pbem.rules.ruleset.options import options_of
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 # -- the orders step --------------------------------------------------------------------------
 
 
+def _can_order(state: GameState, nation: str) -> bool:
+    """A city to build, or under Small Cities a town to make (SC-1)."""
+    return bool(buildable(state, nation)) or (options_of(state).small_cities and bool(town_sites(state, nation)))
+
+
 def _asked(state: GameState) -> list[str]:
-    """Who has a city to decide on this turn (only they are asked)."""
-    return [n for n in in_ast_order(state, state.nations) if buildable(state, n)]
+    """Who has a city (or a town) to decide on this turn (only they are asked)."""
+    return [n for n in in_ast_order(state, state.nations) if _can_order(state, n)]
 
 
 def _done(state: GameState, nation: str) -> bool:
@@ -84,7 +106,7 @@ def _done(state: GameState, nation: str) -> bool:
 
 def _work(state: GameState) -> bool:
     """Anything at all to do in this phase (else it is skipped, R-2.5)."""
-    return any(buildable(state, n) or surplus(state, n) or support_shortfall(state, n) for n in state.nations)
+    return any(_can_order(state, n) or surplus(state, n) or support_shortfall(state, n) for n in state.nations)
 
 
 def _build_choices(state: GameState, nation: str) -> tuple[str, ...]:
@@ -104,7 +126,22 @@ def _build_choices(state: GameState, nation: str) -> tuple[str, ...]:
     return tuple(lines[: MAX_CHOICES - 1]) + ("DONE",)
 
 
+def _town_choices(state: GameState, nation: str) -> list[str]:
+    """Town lines: as many as the tokens make everywhere, and in each area alone (SC-1, SC-3)."""
+    sites = sites_left(state, nation)
+    lines = [town_line([(a, AS_MANY, 0) for a in sites])] if len(sites) > 1 else []
+    for area, most in sites.items():
+        lines.append(town_line([(area, most, 0)]))
+        if has_architecture(state, nation) and sole_occupant(state, nation, area):
+            extra = min(most, 3, state.nations[nation].treasury // tokens_per_town(state, area))
+            if extra:
+                lines.append(town_line([(area, most, extra)]))
+    return lines
+
+
 def _build_prompt(state: GameState, nation: str) -> Prompt:
+    if options_of(state).small_cities:
+        return _towns_prompt(state, nation)
     n = state.nations[nation]
     can = buildable(state, nation)
     plain = [(a, 0) for a, t in can.items() if t == 0][: cities_in_stock(state, nation)]
@@ -135,6 +172,57 @@ def _build_prompt(state: GameState, nation: str) -> Prompt:
     )
 
 
+def _on_file(state: GameState, nation: str) -> str:
+    builds, towns = filed_builds(state, nation), filed_towns(state, nation)
+    lines = ([build_line(builds)] if builds else []) + ([town_line(towns)] if towns else [])
+    return "; ".join(lines)
+
+
+def _towns_prompt(state: GameState, nation: str) -> Prompt:
+    """Phase 5a under Small Cities: BUILD and TOWN lines are collected until DONE (or the deadline)."""
+    n = state.nations[nation]
+    filed = {a for a, _ in filed_builds(state, nation)} | {a for a, _, _ in filed_towns(state, nation)}
+    cities = {a: t for a, t in buildable(state, nation).items() if a not in filed}
+    cities = cities if len(filed_builds(state, nation)) < cities_in_stock(state, nation) else {}
+    sites = sites_left(state, nation)
+    lines = [c for c in _build_choices(state, nation) if c != "DONE" and all(
+        p.strip().split(" TREASURY")[0] in cities for p in c.removeprefix("BUILD ").split(","))] if cities else []
+    lines += _town_choices(state, nation)
+    situation = []
+    if _on_file(state, nation):
+        situation.append(f"On file: {_on_file(state, nation)}. Send DONE when that is all, or add more lines.")
+    if cities:
+        situation.append("You can build a city in: " + ", ".join(
+            f"{a} ({state.area(a).tokens[nation]} tokens" + (f", {t} from treasury)" if t else ")") for a, t in cities.items()) + ".")
+    if sites:
+        situation.append("You can make towns in: " + ", ".join(
+            f"{a} (up to {most}, {'1 token' if tokens_per_town(state, a) == 1 else '2 tokens'} a town)"
+            for a, most in sites.items()) + ".")
+    situation.append(
+        f"Cities on the board {state.cities_on_board(nation)}, in stock {cities_in_stock(state, nation)}; towns "
+        f"{state.towns_on_board(nation)}; tokens on the board {state.tokens_on_board(nation)}, stock {n.stock}, "
+        f"treasury {n.treasury}.")
+    if has_architecture(state, nation):
+        situation.append("Architecture: each town you make may bring one more from treasury (TOWN <area> <n> TREASURY "
+                         "<m>), at most 3 a turn; at most one city a turn where you used it.")
+    return Prompt(
+        who=nation.lower(),
+        player_id=n.player_id,
+        step="build-cities",
+        question=(
+            "City construction (Small Cities): send the cities you build (BUILD Thebes) and the towns you make "
+            "(TOWN Memphis 2), each on its own line, then DONE. On a city site one token makes a town; elsewhere "
+            "two, the second going to stock. Six towns in one area become a city; five at most stay in an area. "
+            "Towns above an area's limit need one population token for every two."
+        ),
+        choices=tuple(f"{line}\nDONE" for line in lines[: MAX_CHOICES - 1]) + ("DONE",),
+        template=f"{lines[0]}\nDONE" if lines else "DONE",
+        default="what you have sent stands; with nothing sent, no city is built and no town made",
+        situation=tuple(situation),
+        cites=("seed 001: 5A", "seed 000: 1", "SC-1", "SC-2", "SC-3"),
+    )
+
+
 # -- the resolution step ----------------------------------------------------------------------
 
 
@@ -143,6 +231,8 @@ def _current(state: GameState) -> tuple[str, str] | None:
     for nation in in_ast_order(state, state.nations):
         if f"builds:{nation}" in state.filed:
             return nation, "build"
+        if f"towns:{nation}" in state.filed:
+            return nation, "towns"
         if surplus(state, nation):
             return nation, "surplus"
         if support_shortfall(state, nation) and support_candidates(state, nation):
@@ -186,8 +276,16 @@ def pending(state: GameState) -> dict[str, Prompt]:
 def apply_ordered(state: GameState, data: dict[str, Any]) -> GameState:
     nation = data["nation"]
     builds = tuple(filed_builds(state, nation)) + tuple((a, t) for a, t in data["builds"])
-    filed = state.filed.set(f"builds:{nation}", builds).set(f"done:{nation}", (1,))
+    filed = state.filed.set(f"builds:{nation}", builds)
+    if not options_of(state).small_cities:  # the BUILD line is the whole answer; with towns, DONE closes it
+        filed = filed.set(f"done:{nation}", (1,))
     return replace(state, filed=filed)
+
+
+def apply_towns_ordered(state: GameState, data: dict[str, Any]) -> GameState:
+    nation = data["nation"]
+    towns = tuple(filed_towns(state, nation)) + tuple((a, n, m) for a, n, m in data["towns"])
+    return replace(state, filed=state.filed.set(f"towns:{nation}", towns))
 
 
 def apply_done(state: GameState, data: dict[str, Any]) -> GameState:
@@ -208,17 +306,36 @@ def decide_build(state: GameState, command: BuildCities) -> list[Event]:
     nation = acting_nation(state, command.player_id)
     if state.phase != PHASE or state.step != "":
         raise Rejection("cities are built in phase 5, before its orders are resolved", "seed 001: 5A")
-    if nation not in _asked(state):
+    if not buildable(state, nation):
         raise Rejection("you have no tokens enough to build a city anywhere this turn", "seed 001: 5A")
     taken = filed_builds(state, nation)
     builds: list[tuple[str, int]] = []
+    towns = filed_towns(state, nation)
     for area, treasury in command.builds:
+        if any(a == area for a, _, _ in towns):
+            raise Rejection(f"{area}: you ordered towns there; a city and towns never share an area", "SC-5")
         builds.append((area, check_build(state, nation, area, treasury, taken + builds)))
+    if any(t for _, t in builds) and architecture_cities(state, nation, towns):
+        raise Rejection("at most one city a turn is placed where you used Architecture, and your towns in "
+                        + ", ".join(architecture_cities(state, nation, towns)) + " already make it", "SC-3")
     room = cities_in_stock(state, nation)
     if len(taken) + len(builds) > room:
         raise Rejection(f"you have only {room} cities in stock (at most {ruleset_of(state).cities_per_nation} in play)", "§25.1")
     cites = ("seed 001: 5A", "§25.1") + (("§25.3",) if any(t for _, t in builds) else ())
     return [Event("CitiesOrdered", {"nation": nation, "builds": [[a, t] for a, t in builds]}, cites)]
+
+
+def decide_towns(state: GameState, command: BuildTowns) -> list[Event]:
+    nation = acting_nation(state, command.player_id)
+    if not options_of(state).small_cities:
+        raise Rejection("towns are made only in the Small Cities variant, which this game does not play", "SC-1")
+    if state.phase != PHASE or state.step != "":
+        raise Rejection("towns are made in phase 5, before its orders are resolved", "SC-1")
+    builds = filed_builds(state, nation)
+    orders = check_towns(state, nation, command, filed_towns(state, nation), [a for a, _ in builds],
+                         any(t for _, t in builds))
+    cites = TOWN_CITES + (("SC-3",) if any(m for _, _, m in orders) else ())
+    return [Event("TownsOrdered", {"nation": nation, "towns": [list(t) for t in orders]}, cites)]
 
 
 def decide_done(state: GameState, command: FinishOrders, by_default: bool = False) -> list[Event]:
@@ -259,7 +376,10 @@ def settle(state: GameState, draws: Draws) -> list[Event]:
         if any(not _done(state, n) for n in _asked(state)):
             return []
         builds = {n: [list(b) for b in filed_builds(state, n)] for n in in_ast_order(state, state.nations) if filed_builds(state, n)}
-        data = {"builds": builds, "asked": _asked(state)}
+        data: dict[str, Any] = {"builds": builds, "asked": _asked(state)}
+        if options_of(state).small_cities:
+            data["towns"] = {n: [list(t) for t in filed_towns(state, n)] for n in in_ast_order(state, state.nations)
+                             if filed_towns(state, n)}
         return [Event("CityOrdersRevealed", data, ("seed 001: 5", "Q-S19", "D-21"))]
     if state.step != "resolve":
         return []
@@ -269,6 +389,8 @@ def settle(state: GameState, draws: Draws) -> list[Event]:
     nation, work = current
     if work == "build":
         return [resolve_builds(state, nation)]
+    if work == "towns":
+        return [towns_event(state, nation, f"arch-city:{nation}" in state.filed)]
     if work == "surplus":
         removed = surplus(state, nation)
         agriculture = bool(card_effects(state, nation, "population-limit-bonus"))
@@ -287,6 +409,13 @@ def _tell_ordered(state: GameState, event: Event, viewer: str) -> str:
     if not sees_orders(viewer, nation):
         return f"{nation} has given its city orders."
     return f"{nation} orders: {build_line([tuple(b) for b in event.data['builds']])}."  # type: ignore[misc]
+
+
+def _tell_towns_ordered(state: GameState, event: Event, viewer: str) -> str:
+    nation = event.data["nation"]
+    if not sees_orders(viewer, nation):
+        return f"{nation} has given its town orders."
+    return f"{nation} orders: {town_line([tuple(t) for t in event.data['towns']])}."  # type: ignore[misc]
 
 
 def _tell_done(state: GameState, event: Event, viewer: str) -> str:
@@ -309,6 +438,8 @@ RULES = PhaseRules(
     name=PHASE,
     apply={
         "CitiesOrdered": apply_ordered,
+        "TownsOrdered": apply_towns_ordered,
+        "TownsBuilt": apply_towns_built,
         "CityOrdersDone": apply_done,
         "CityOrdersRevealed": apply_revealed,
         "CitiesBuilt": apply_built,
@@ -318,18 +449,21 @@ RULES = PhaseRules(
         "TownFlipChosen": apply_town_flipped,
         "TownFlipped": apply_town_flipped,
     },
-    decide={BuildCities: decide_build, FinishOrders: decide_done, ReduceCity: decide_reduce},
+    decide={BuildCities: decide_build, BuildTowns: decide_towns, FinishOrders: decide_done, ReduceCity: decide_reduce},
     pending=pending,
     defaults=defaults,
     settle=settle,
     inputs={
         "CitiesOrdered": lambda s, d: BuildCities(s.nations[d["nation"]].player_id, tuple((a, t) for a, t in d["builds"])),
+        "TownsOrdered": lambda s, d: BuildTowns(s.nations[d["nation"]].player_id, tuple((a, n, m) for a, n, m in d["towns"])),
         "CityOrdersDone": lambda s, d: FinishOrders(s.nations[d["nation"]].player_id),
         "CityReductionChosen": lambda s, d: ReduceCity(s.nations[d["nation"]].player_id, d["area"]),
         "TownFlipChosen": lambda s, d: ReduceCity(s.nations[d["nation"]].player_id, d["area"]),
     },
     narrate={
         "CitiesOrdered": _tell_ordered,
+        "TownsOrdered": _tell_towns_ordered,
+        "TownsBuilt": tell_towns_built,
         "CityOrdersDone": _tell_done,
         "CityOrdersRevealed": _tell_revealed,
         "CitiesBuilt": tell_built,

@@ -101,13 +101,16 @@ def apply_built(state: GameState, data: dict[str, Any]) -> GameState:
     nation = data["nation"]
     for city in data["cities"]:
         area = state.area(city["area"])
-        for owner, count in area.tokens.items():
-            state = tokens_to_stock(state, owner, count)
-        state = state.with_area(city["area"], replace(area, tokens=FrozenMap(), city=nation))
+        for owner, count in (*area.tokens.items(), *city.get("towns", {}).items()):
+            state = tokens_to_stock(state, owner, count)  # towns never stand beside a city (SC-5)
+        state = state.with_area(city["area"], replace(area, tokens=FrozenMap(), towns=FrozenMap(), city=nation))
         n = state.nations[nation]
         state = state.with_nation(replace(n, treasury=n.treasury - city["treasury"], stock=n.stock + city["treasury"]))
     built = state.built_this_turn + tuple(c["area"] for c in data["cities"] if c["area"] not in state.built_this_turn)
-    return replace(state, built_this_turn=built, filed=state.filed.without(f"builds:{nation}"))
+    filed = state.filed.without(f"builds:{nation}")
+    if options_of(state).small_cities and any(c["treasury"] for c in data["cities"]):
+        filed = filed.set(f"arch-city:{nation}", (1,))  # SC-3: the turn's one city where Architecture helped
+    return replace(state, built_this_turn=built, filed=filed)
 
 
 def check_build(state: GameState, nation: str, area: str, treasury: int, taken: list[tuple[str, int]]) -> int:
@@ -158,6 +161,8 @@ def resolve_builds(state: GameState, nation: str) -> Event:
         done.append((area, used))
         removed = dict(state.area(area).tokens)
         cities.append({"area": area, "treasury": used, "removed": removed})
+        if state.area(area).towns:
+            cities[-1]["towns"] = dict(state.area(area).towns)
     cites = BUILD_CITES + ("D-21",) + (("§25.3",) if any(c["treasury"] for c in cities) else ())
     return Event("CitiesBuilt", {"nation": nation, "cities": cities, "skipped": skipped}, cites)
 
