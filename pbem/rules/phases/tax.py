@@ -7,6 +7,11 @@ cities they cannot pay for revolt to the beneficiary (D-1 ranking among the
 other players), who picks which ones and replaces them with his own cities;
 when he runs out, the next-ranked continues; cities nobody can take are
 eliminated. Democracy holders never revolt (§19.34).
+
+Small Cities (SC-12): towns pay too, one token for every k of them rounded
+up, k = 3 at rate 2 (4 at rate 1, 2 at rate 3, the Coinage pairs). That town
+levy is taken from stock first; the cities revolt on what is left, and towns
+never revolt (Q-SC6, Q-SC11).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from pbem.rules.ruleset.rulebook import ruleset_of
 MAX_CHOICES = 60
 PHASE = "tax-collection"
 COINAGE_RATES = (1, 2, 3)
+TOWNS_PER_TOKEN = {1: 4, 2: 3, 3: 2}  # Small Cities: the town rate that goes with each city rate (SC-12)
 
 
 @dataclass(frozen=True)
@@ -50,12 +56,26 @@ def _cities(state: GameState, nation: str) -> list[str]:
     return sorted(a for a, area in state.areas.items() if area.city == nation)
 
 
+def _towns(state: GameState, nation: str) -> int:
+    """Towns that pay tax (SC-12): none unless Small Cities is played."""
+    return state.towns_on_board(nation) if options_of(state).small_cities else 0
+
+
+def _taxed(state: GameState, nation: str) -> bool:
+    return bool(_cities(state, nation)) or _towns(state, nation) > 0
+
+
+def town_levy(towns: int, rate: int) -> int:
+    """Tokens a nation's towns pay at a city rate: one per k towns, rounded up (SC-12, Q-SC11)."""
+    return -(-towns // TOWNS_PER_TOKEN[rate]) if towns else 0
+
+
 def _needs_rate(state: GameState) -> list[str]:
-    """Coinage holders with cities who have not yet named a rate."""
+    """Coinage holders with cities (or towns) who have not yet named a rate."""
     return [
         n
         for n in in_ast_order(state, state.nations)
-        if "Coinage" in state.nations[n].civ_cards and _cities(state, n) and f"rate:{n}" not in state.filed
+        if "Coinage" in state.nations[n].civ_cards and _taxed(state, n) and f"rate:{n}" not in state.filed
     ]
 
 
@@ -150,17 +170,24 @@ def pending(state: GameState) -> dict[str, Prompt]:
         out = {}
         for nation in _needs_rate(state):
             n = state.nations[nation]
-            cities = len(_cities(state, nation))
+            cities, towns = len(_cities(state, nation)), _towns(state, nation)
+            question = f"You hold Coinage: choose your tax rate (1, 2 or 3 per city) for your {cities} cities."
+            situation = f"Stock {n.stock}, treasury {n.treasury}, cities {cities}."
+            if options_of(state).small_cities:
+                question = (f"You hold Coinage: choose your tax rate for your {cities} cities and {towns} towns: "
+                            + "; ".join(f"TAX {r} is {r} a city and 1 for every {k} towns ({r * cities + town_levy(towns, r)} "
+                                        "in all)" for r, k in TOWNS_PER_TOKEN.items()) + ".")
+                situation = f"Stock {n.stock}, treasury {n.treasury}, cities {cities}, towns {towns}."
             out[nation.lower()] = Prompt(
                 who=nation.lower(),
                 player_id=n.player_id,
                 step="tax-rate",
-                question=f"You hold Coinage: choose your tax rate (1, 2 or 3 per city) for your {cities} cities.",
+                question=question,
                 choices=tuple(f"TAX {r}" for r in COINAGE_RATES),
                 template="TAX 2",
                 default="rate 2",
-                situation=(f"Stock {n.stock}, treasury {n.treasury}, cities {cities}.",),
-                cites=("§19.2", "§32.421"),
+                situation=(situation,),
+                cites=("§19.2", "§32.421") + (("SC-12",) if options_of(state).small_cities else ()),
             )
         return out
     if state.step == "revolts" and _revolt_queue(state):
@@ -216,23 +243,29 @@ def _collect(state: GameState) -> Event:
     paid: dict[str, int] = {}
     shortfalls = []
     seed_rule = options_of(state).tax_shortfall_payment == "seed"
+    small = options_of(state).small_cities
     for nation in in_ast_order(state, state.nations):
-        cities = len(_cities(state, nation))
-        if not cities:
+        cities, towns = len(_cities(state, nation)), _towns(state, nation)
+        if not cities and not towns:
             continue
         rate, stock = _rate(state, nation), state.nations[nation].stock
-        due = rate * cities
+        levy = town_levy(towns, rate)
+        due = rate * cities + levy
         if stock >= due:
             paid[nation] = due
             continue
-        covered = stock // rate
+        levied = min(stock, levy)  # the towns' levy comes first (Q-SC6)
+        covered = (stock - levied) // rate
         democracy = "Democracy" in state.nations[nation].civ_cards
-        paid[nation] = stock if seed_rule else rate * covered
-        shortfalls.append(
-            {"nation": nation, "cities": cities, "stock": stock, "rate": rate, "paid": paid[nation],
-             "revolting": 0 if democracy else cities - covered, "democracy": democracy}
-        )
+        paid[nation] = stock if seed_rule else levied + rate * covered
+        shortfall = {"nation": nation, "cities": cities, "stock": stock, "rate": rate, "paid": paid[nation],
+                     "revolting": 0 if democracy else cities - covered, "democracy": democracy}
+        if small:
+            shortfall.update(towns=towns, levy=levy, levied=levied)
+        shortfalls.append(shortfall)
     cites = ("seed 003: 1A", "§19.1") + (("seed 003: 1B", "D-2") if shortfalls else ())
+    cites += ("SC-12",) if small and any(_towns(state, n) for n in paid) else ()
+    cites += ("Q-SC6",) if small and any(s.get("levy") for s in shortfalls) else ()
     return Event("TaxCollected", {"paid": paid, "shortfalls": shortfalls}, cites)
 
 
@@ -240,7 +273,7 @@ def settle(state: GameState, draws: Draws) -> list[Event]:
     if state.step == "":
         if _needs_rate(state):
             return []
-        if not any(_cities(state, n) for n in state.nations):
+        if not any(_taxed(state, n) for n in state.nations):
             return [phase_ended(PHASE, ("§18.2",))]  # nothing to collect: the phase is skipped (R-2.5)
         return [_collect(state)]
     if state.step == "revolts" and _revolt_queue(state):
@@ -260,6 +293,10 @@ def _tell_collected(state: GameState, event: Event, viewer: str) -> str:
     parts = [f"{n} paid {p}" for n, p in event.data["paid"].items()]
     text = "Tax: " + (", ".join(parts) if parts else "nobody has a city, nobody pays") + "."
     for s in event.data["shortfalls"]:
+        if s.get("levy"):
+            text += f" {s['nation']} owed {s['levy']} for its {s['towns']} towns and paid {s['levied']} of it first (Q-SC6);"
+            if not s["cities"]:
+                continue
         if s["democracy"]:
             text += f" {s['nation']} could not pay in full but holds Democracy: no revolt."
         else:

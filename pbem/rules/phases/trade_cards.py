@@ -19,6 +19,9 @@ before the first draw; a player with N cities takes the top card of piles
 1..N (NT-4) and may then buy cards of pile N, his highest type (pile 1 with
 no city), at the money price each (NT-5). Others see the type of a money
 card, never its value (Q-NT1).
+
+Under Small Cities every six towns count as a city here: N = cities + towns
+// 6, at most 9, and the draw order goes by that N (SC-8, Q-SC5).
 """
 
 from __future__ import annotations
@@ -103,9 +106,15 @@ def apply_stacks_set_up(state: GameState, data: dict[str, Any]) -> GameState:
 # -- order of play -----------------------------------------------------------------
 
 
+def draw_right(state: GameState, nation: str) -> int:
+    """Cities on the board, and under Small Cities one more for every six towns (SC-8)."""
+    towns = state.towns_on_board(nation) // 6 if options_of(state).small_cities else 0
+    return state.cities_on_board(nation) + towns
+
+
 def draw_order(state: GameState) -> list[str]:
-    """Fewest cities on the board first, ties by A.S.T.-ranking (seed 001: 6A, Q-S3)."""
-    return sorted(state.nations, key=lambda n: (state.cities_on_board(n), ast_rank(state, n)))
+    """Fewest cities on the board first, ties by A.S.T.-ranking (seed 001: 6A, Q-S3; Small Cities: by N, Q-SC5)."""
+    return sorted(state.nations, key=lambda n: (draw_right(state, n), ast_rank(state, n)))
 
 
 def _filed(state: GameState, key: str) -> tuple[str, ...]:
@@ -118,8 +127,8 @@ def _pile_count(state: GameState) -> int:
 
 
 def draw_count(state: GameState, nation: str) -> int:
-    """How many stacks (piles) the nation draws from: one per city on the board (§27.2, NT-4)."""
-    return min(state.cities_on_board(nation), _pile_count(state))
+    """How many stacks (piles) the nation draws from: one per city on the board (§27.2, NT-4; SC-8)."""
+    return min(draw_right(state, nation), _pile_count(state))
 
 
 def purchase_number(state: GameState, nation: str) -> int:
@@ -144,7 +153,7 @@ def most_affordable(state: GameState, nation: str) -> int:
 
 
 def _must_draw(state: GameState, nation: str) -> bool:
-    return state.cities_on_board(nation) > 0 and nation not in _filed(state, "drawn")
+    return draw_right(state, nation) > 0 and nation not in _filed(state, "drawn")
 
 
 def _may_buy(state: GameState, nation: str) -> bool:
@@ -229,7 +238,8 @@ def _buy_prompt(state: GameState, nation: str) -> Prompt:
         template="BUY 0",
         default="BUY 0 (buy nothing)",
         situation=(
-            f"Treasury {n.treasury}, stock {n.stock}, cities on the board {state.cities_on_board(nation)}.",
+            f"Treasury {n.treasury}, stock {n.stock}, cities on the board {state.cities_on_board(nation)}"
+            + (f", towns {state.towns_on_board(nation)}." if options_of(state).small_cities else "."),
             f"Your {'money' if options_of(state).no_trading else 'trade'} cards: {hand}.",
             f"Cards left in {'pile' if options_of(state).no_trading else 'stack'} {number}: {len(_purchase_stack(state, nation))}.",
         ),
@@ -296,6 +306,9 @@ def _draw(state: GameState, nation: str) -> Event:
     skipped = [n for n in reach if n not in numbers]
     data = {"nation": nation, "cities": state.cities_on_board(nation), "stacks": numbers, "cards": cards, "skipped": skipped}
     cites = ("NT-4", "Q-NT2") if options_of(state).no_trading else ("seed 001: 6A", "Q-S3", "§27.1", "§27.4")
+    if options_of(state).small_cities:
+        data["towns"] = state.towns_on_board(nation)
+        cites += ("SC-8", "Q-SC5")
     return Event("TradeCardsDrawn", data, cites)
 
 

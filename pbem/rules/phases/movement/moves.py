@@ -130,6 +130,9 @@ def _count(state: GameState, nation: str, area: str, wanted: int | None, most: i
     free = movable(state, nation, area)
     here = state.area(area).tokens.get(nation, 0)
     count = wanted if wanted is not None else (free if most is None else min(free, most))
+    towns = state.area(area).towns.get(nation, 0)
+    if towns and count > free:  # Small Cities: the towns stand where they are (SC-14)
+        raise Rejection(f"only {free} of your tokens in {area} may move; your {towns} towns there never move", "SC-14")
     if here == 0 and count:
         raise Rejection(f"you have no tokens in {area}", "§23")
     if count > free:
