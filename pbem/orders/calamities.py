@@ -12,7 +12,9 @@ all on one line.
 
 ``LOSE Thebes 3, Memphis CITY, Buhen REDUCE`` pays unit points (Famine,
 Epidemic, Flood): 3 tokens from Thebes, the city of Memphis eliminated, the city
-of Buhen reduced. ``GIVE Crete 8, Babylon 8, Thrace 4`` hands the secondary
+of Buhen reduced. Under Small Cities ``LOSE Sinai 2 TOWNS`` pays with towns
+(1 point each, SC-9), and in a conflict says how many of your removals in
+the area are towns (SC-15). ``GIVE Crete 8, Babylon 8, Thrace 4`` hands the secondary
 unit points to other players. ``CONVERT Buhen`` (Monotheism, phase 10)
 converts the units there; ``CONVERT NONE`` converts nothing.
 
@@ -26,14 +28,16 @@ from __future__ import annotations
 import re
 
 from pbem.rules.core.state import GameState
-from pbem.rules.phases.calamities.choosing import GiveLosses, LoseUnits, PickCities
+from pbem.rules.board.losses import LoseUnits
+from pbem.rules.board.losses import write as write_losses
+from pbem.rules.phases.calamities.choosing import GiveLosses, PickCities
 from pbem.rules.phases.calamities.dice import Volunteer
 from pbem.rules.phases.calamities.plagues import SetAsideWater
 from pbem.rules.phases.monotheism import Convert
 
 from .grammar import Actor, LineError, Parser, area, areas, count, name, player_of
 
-_LOSS = re.compile(r"^(?P<place>.*?)\s+(?P<what>\d+|city|cit|c|reduce|red|r)$", re.IGNORECASE)
+_LOSS = re.compile(r"^(?P<place>.*?)\s+(?P<what>\d+(?:\s+towns?)?|city|cit|c|reduce|red|r)$", re.IGNORECASE)
 
 
 def _pick(state: GameState, actor: Actor, rest: str, notes: list[str]) -> PickCities:
@@ -51,10 +55,12 @@ def _lose(state: GameState, actor: Actor, rest: str, notes: list[str]) -> LoseUn
             continue
         match = _LOSS.match(part)
         if not match:
-            raise LineError(f"{part!r}: write '<area> <tokens>', '<area> CITY' or '<area> REDUCE'")
+            raise LineError(f"{part!r}: write '<area> <tokens>', '<area> <n> TOWNS', '<area> CITY' or '<area> REDUCE'")
         place = area(state, match.group("place").strip(), notes)
         what = match.group("what").lower()
-        if what.isdigit():
+        if what.split()[0].isdigit() and what.endswith(("town", "towns")):
+            items.append((place, "towns", int(what.split()[0])))
+        elif what.isdigit():
             items.append((place, "tokens", count(what, "number of tokens")))
         else:
             items.append((place, "city" if what.startswith("c") else "reduce", 1))
@@ -78,8 +84,7 @@ def _give(state: GameState, actor: Actor, rest: str, notes: list[str]) -> GiveLo
 
 
 def _write_lose(command: LoseUnits) -> str:
-    parts = [f"{a} {n}" if what == "tokens" else f"{a} {what.upper()}" for a, what, n in command.items]
-    return "LOSE " + (", ".join(parts) if parts else "NOTHING")
+    return write_losses(command.items)
 
 
 def _convert(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Convert:
@@ -106,7 +111,7 @@ def _water(state: GameState, actor: Actor, rest: str, notes: list[str]) -> SetAs
 VERBS: dict[str, tuple[Parser, str]] = {
     "CONVERT": (_convert, "CONVERT <area> (or CONVERT NONE)"),
     "PICK": (_pick, "PICK <area>, <area> ..."),
-    "LOSE": (_lose, "LOSE <area> <tokens>, <area> CITY, <area> REDUCE ..."),
+    "LOSE": (_lose, "LOSE <area> <tokens>, <area> <n> TOWNS, <area> CITY, <area> REDUCE ..."),
     "GIVE": (_give, "GIVE <nation> <points>, <nation> <points> ..."),
     "WATER": (_water, "WATER <n> (No-Trading: Water cards set aside against a Famine, with Pottery)"),
     "VOLUNTEER": (_volunteer, "VOLUNTEER [OFF] (No-Trading: roll for calamities even when exempt)"),

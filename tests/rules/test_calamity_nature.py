@@ -11,7 +11,8 @@ from pbem.rules import engine as E
 from pbem.rules.core.commands import PassDeadline
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.engine import describe_event
-from pbem.rules.phases.calamities.choosing import LoseUnits, PickCities
+from pbem.rules.board.losses import LoseUnits
+from pbem.rules.phases.calamities.choosing import PickCities
 from pbem.rules.phases.calamities.nature import FLOOD, VOLCANO, plain_points
 
 from .botplay import resolve_by_bots

@@ -31,12 +31,32 @@ def area_limit(state: GameState, area: str) -> int:
     return ruleset_of(state).areas[area].population_limit
 
 
-def in_conflict(state: GameState, area: str) -> bool:
-    """Two parties or more stand in the area, above its limit or around a city (R-3.1)."""
+def forces(state: GameState, area: str) -> dict[str, int]:
+    """Each party's units that fight in the area: its tokens, and under Small Cities its towns too (SC-15)."""
     a = state.area(area)
-    if sum(1 for n in a.tokens.values() if n > 0) < 2:
+    out = {p: n for p, n in a.tokens.items() if n > 0}
+    for p, n in a.towns.items():
+        if n > 0:
+            out[p] = out.get(p, 0) + n
+    return out
+
+
+def in_conflict(state: GameState, area: str) -> bool:
+    """Two parties or more stand in the area, above its limit or around a city (R-3.1; towns count, SC-15)."""
+    counts = forces(state, area)
+    if len(counts) < 2:
         return False
-    return a.city is not None or sum(a.tokens.values()) > area_limit(state, area)
+    return state.area(area).city is not None or sum(counts.values()) > area_limit(state, area)
+
+
+def town_loss_range(state: GameState, area: str, party: str, lost: int) -> range:
+    """How many of ``party``'s ``lost`` units in the area may be towns: his choice within this range (SC-15).
+
+    The smallest value is the default: population tokens go first.
+    """
+    a = state.area(area)
+    tokens, towns = a.tokens.get(party, 0), a.towns.get(party, 0)
+    return range(max(0, lost - tokens), min(lost, towns) + 1)
 
 
 def removal_steps(counts: dict[str, int], limit: int | None, late: set[str]) -> list[list[str]]:

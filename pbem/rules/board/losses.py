@@ -26,6 +26,18 @@ Item = tuple[str, str, int]
 
 
 @dataclass(frozen=True)
+class LoseUnits:
+    """Units a player gives up (LOSE ...): (area, "tokens" | "towns" | "city" | "reduce", count) items.
+
+    The answer to a calamity's unit-point loss, and under Small Cities the
+    split of a conflict's removals between tokens and towns (SC-15).
+    """
+
+    player_id: int
+    items: tuple[tuple[str, str, int], ...]
+
+
+@dataclass(frozen=True)
 class Loss:
     """``nation`` must lose ``points`` unit points of his own choice."""
 
@@ -187,9 +199,10 @@ def changes(state: GameState, loss: Loss, items: tuple[Item, ...]) -> list[dict[
 
 
 def write(items: tuple[Item, ...]) -> str:
+    """The LOSE line of an answer, as a player would write it."""
     parts = []
     for area, what, n in items:
-        parts.append(f"{area} {n}" if what == "tokens" else f"{area} {what.upper()}")
+        parts.append(f"{area} {n}" if what == "tokens" else f"{area} {n} TOWNS" if what == "towns" else f"{area} {what.upper()}")
     return "LOSE " + (", ".join(parts) if parts else "NOTHING")
 
 

@@ -32,14 +32,6 @@ Strike = tuple[str, str, "str | None"]
 
 
 @dataclass(frozen=True)
-class LoseUnits:
-    """A victim's unit-point losses: (area, "tokens" | "city" | "reduce", count) items (LOSE ...)."""
-
-    player_id: int
-    items: tuple[tuple[str, str, int], ...]
-
-
-@dataclass(frozen=True)
 class GiveLosses:
     """The primary victim's assignment of secondary unit points: (nation, points) shares (GIVE ...)."""
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from pbem.rules.board import losses as L
 from pbem.rules.board.battle import PIRATES
-from pbem.rules.board.losses import Assign, Loss
+from pbem.rules.board.losses import Assign, LoseUnits, Loss
 from pbem.rules.board.ranking import cities_in_stock
 from pbem.rules.board.stacks import return_cards
 from pbem.rules.board.support import (
@@ -48,7 +48,6 @@ from pbem.rules.phases.calamities.choosing import (
     MAX_CHOICES,
     RESOLUTION,
     GiveLosses,
-    LoseUnits,
     PickCities,
     Resolver,
     Stage,

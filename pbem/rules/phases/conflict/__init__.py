@@ -51,6 +51,7 @@ from pbem.rules.board.battle import (
     party_of_city,
     threshold,
 )
+from pbem.rules.board.losses import LoseUnits
 from pbem.rules.board.ranking import BARBARIANS
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
@@ -60,8 +61,10 @@ from pbem.rules.phases.conflict.attacks import (
     ATTACK_CITES,
     PHASE,
     PIRATE_CITES,
+    PLUNDER_CITES,
     SPOILS_CITES,
     STEP1,
+    TOWN_CITY_CITES,
     ChooseCityOrder,
     ChooseDeferral,
     ChooseSpoils,
@@ -72,21 +75,28 @@ from pbem.rules.phases.conflict.attacks import (
     apply_order,
     apply_replaced,
     apply_resolved_first,
+    apply_restored,
     apply_spoils,
     apply_spoils_chosen,
     apply_succeeded,
     apply_swept,
+    apply_split,
     current_attack,
+    current_spoils,
     deferral_question,
     fight_event,
     find_attacks,
     is_land,
     needs_order,
+    plunder_towns,
     spoils_parts,
+    town_split_questions,
+    towns_for_city,
 )
 from pbem.rules.phases.conflict.choices import (
     decide_deferral,
     decide_order,
+    decide_split,
     decide_spoils,
     defaults,
     pending,
@@ -97,6 +107,8 @@ from pbem.rules.phases.conflict.narration import (
     tell_fight,
     tell_found,
     tell_replaced,
+    tell_restored,
+    tell_split,
     tell_resolved_first,
     tell_spoils,
     tell_spoils_chosen,
@@ -109,6 +121,9 @@ from pbem.rules.ruleset.options import options_of
 
 def _judge(state: GameState, area: str, attacker: str, defender: str) -> Event:
     tokens = state.area(area).tokens.get(attacker, 0)
+    if towns_for_city(state, defender):  # no threshold against a player's city under Small Cities (SC-16)
+        data = {"area": area, "attacker": attacker, "defender": defender, "tokens": tokens, "needed": 1}
+        return Event("CityAttackSucceeded", data, ATTACK_CITES[:2] + ("SC-16",))
     needed = threshold(state, attacker, party_of_city(defender), "city_attack_tokens")
     cites = ATTACK_CITES + (("§24.35",) if engineering_involved(state, attacker, defender) else ())
     if defender == PIRATES:
@@ -127,11 +142,15 @@ def _replace_event(state: GameState, area: str, attacker: str, defender: str) ->
     if placed < due:
         cites += ("D-3",)
     data = {"area": area, "attacker": attacker, "defender": defender, "party": party, "due": due, "placed": placed}
+    if towns_for_city(state, defender):  # the city becomes towns: 6, or 7 / 5 with Engineering (SC-16)
+        data["towns"] = True
+        cites = (STEP1, "SC-16") + (("§24.35",) if engineering_involved(state, attacker, defender) else ())
+        cites += ("D-3", "SC-17") if placed < due else ()
     return Event("CityReplaced", data, cites)
 
 
 def _spoils_event(state: GameState, draws: Draws, area: str, attacker: str, defender: str) -> list[Event]:
-    card_possible, ask_draw, most = spoils_parts(state, attacker, defender)
+    card_possible, ask_draw, most = spoils_parts(state, area, attacker, defender)
     draw, pillage = state.filed.get("spoils", (None, None))
     if (ask_draw and draw is None) or (most > 0 and pillage is None):
         return []  # waiting for the attacker
@@ -141,14 +160,29 @@ def _spoils_event(state: GameState, draws: Draws, area: str, attacker: str, defe
         card = draws.choice(sorted(state.nations[defender].hand), f"{state.version}:spoils:{area}")
     data = {"area": area, "attacker": attacker, "defender": defender, "card": card, "pillage": pillage or 0}
     cites = SPOILS_CITES + (PIRATE_CITES if defender == PIRATES else ())
+    towns = plunder_towns(state, area, defender)
+    if towns is not None:
+        data["towns"] = towns
+        data["city"] = state.step == "attacks"
+        cites = PLUNDER_CITES
     return [Event("SpoilsTaken", data, cites)]
+
+
+def _fight(state: GameState, area: str, in_attack: bool) -> list[Event]:
+    """The token conflict in ``area``, once every owner with a real choice has said which of his units go (SC-15)."""
+    if town_split_questions(state, area):
+        return []
+    return [fight_event(state, area, in_attack)]
 
 
 def settle(state: GameState, draws: Draws) -> list[Event]:
     if state.step == "":
+        spoils = current_spoils(state)
+        if spoils is not None:  # towns destroyed in the last fight are plundered first (SC-17)
+            return _spoils_event(state, draws, *spoils)
         for area in state.areas:
             if is_land(state, area) and in_conflict(state, area):
-                return [fight_event(state, area, in_attack=False)]
+                return _fight(state, area, in_attack=False)
         attacks = find_attacks(state)
         if not attacks:
             idle = state.version == state.phase_began  # nothing happened: the phase is skipped (R-2.5)
@@ -176,7 +210,10 @@ def settle(state: GameState, draws: Draws) -> list[Event]:
             return [Event("AttacksResolvedFirst", data, ("D-3", "§24.32"))]
         return [_replace_event(state, area, attacker, defender)]
     if stage == "fight":
-        return [fight_event(state, area, in_attack=True)]
+        return _fight(state, area, in_attack=True)
+    if stage == "restore":
+        data = {"area": area, "defender": defender, "towns": state.area(area).towns.get(defender, 0)}
+        return [Event("CityRestored", data, TOWN_CITY_CITES)]
     if stage == "sweep":
         count = state.area(area).tokens.get(BARBARIANS, 0)
         return [Event("BarbariansRemoved", {"area": area, "count": count}, PIRATE_CITES + ("Q-S16", "§24.34"))]
@@ -194,11 +231,14 @@ RULES = PhaseRules(
         "DeferralChosen": apply_deferral,
         "AttacksResolvedFirst": apply_resolved_first,
         "CityReplaced": apply_replaced,
+        "CityRestored": apply_restored,
+        "TownLossesChosen": apply_split,
         "BarbariansRemoved": apply_swept,
         "SpoilsChosen": apply_spoils_chosen,
         "SpoilsTaken": apply_spoils,
     },
-    decide={ChooseCityOrder: decide_order, ChooseDeferral: decide_deferral, ChooseSpoils: decide_spoils},
+    decide={ChooseCityOrder: decide_order, ChooseDeferral: decide_deferral, ChooseSpoils: decide_spoils,
+            LoseUnits: decide_split},
     pending=pending,
     defaults=defaults,
     settle=settle,
@@ -206,6 +246,7 @@ RULES = PhaseRules(
         "CityOrderChosen": lambda s, d: ChooseCityOrder(s.nations[d["defender"]].player_id, tuple(d["areas"])),
         "DeferralChosen": lambda s, d: ChooseDeferral(s.nations[d["defender"]].player_id, d["area"]),
         "SpoilsChosen": lambda s, d: ChooseSpoils(s.nations[d["attacker"]].player_id, d.get("draw"), d.get("pillage")),
+        "TownLossesChosen": lambda s, d: LoseUnits(s.nations[d["nation"]].player_id, ((d["area"], "towns", d["towns"]),)),
     },
     narrate={
         "TokenConflictResolved": tell_fight,
@@ -216,6 +257,8 @@ RULES = PhaseRules(
         "DeferralChosen": tell_deferral,
         "AttacksResolvedFirst": tell_resolved_first,
         "CityReplaced": tell_replaced,
+        "CityRestored": tell_restored,
+        "TownLossesChosen": tell_split,
         "BarbariansRemoved": lambda s, e, v: f"The {e.data['count']} surviving Barbarian tokens in {e.data['area']} are removed.",
         "SpoilsChosen": tell_spoils_chosen,
         "SpoilsTaken": tell_spoils,

@@ -15,9 +15,11 @@ from pbem.rules.board.battle import (
     area_limit,
     city_defenders_due,
     fight_removals,
+    forces,
     holds,
     in_conflict,
     party_of_city,
+    town_loss_range,
 )
 from pbem.rules.board.ranking import BARBARIANS, ast_rank
 from pbem.rules.core.events import Event
@@ -26,13 +28,16 @@ from pbem.rules.ruleset.options import options_of
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 PHASE = "conflict"
-STAGES = ("fight", "sweep", "spoils")
+STAGES = ("fight", "restore", "sweep", "spoils")
 FIGHT_CITES = ("seed 002: 4A", "R-3.1", "D-16", "D-17", "§24.2")
 ATTACK_CITES = ("seed 002: 4B", "R-3.2", "D-19")
 STEP1 = "seed 001: [city-attack step 1]"
 STEP2 = "seed 001: [city-attack step 2]"
 SPOILS_CITES = ("seed 001: [city-attack step 3]", "seed 001: [city-attack step 4]", "D-4", "§24.51", "§24.52", "§24.53")
 PIRATE_CITES = ("seed 001: [Attacking a pirate city]", "D-5")
+TOWN_CITY_CITES = ("SC-16", "Q-SC7")
+PLUNDER_CITES = ("SC-17", "Q-SC8")
+TOWNS_TO_CITY = 6  # six of the defender's towns left standing restore his city (SC-16)
 
 
 @dataclass(frozen=True)
@@ -71,9 +76,44 @@ def is_land(state: GameState, area: str) -> bool:
     return area in ruleset_of(state).areas
 
 
+def fight_removed(state: GameState, area: str) -> dict[str, int]:
+    """Each party's units the token conflict in ``area`` removes (R-3.1; towns count, SC-15)."""
+    before = forces(state, area)
+    steps = fight_removals(state, area, before, state.area(area).city is not None)
+    return {p: sum(1 for s in steps if p in s) for p in before}
+
+
+def town_split_questions(state: GameState, area: str) -> dict[str, range]:
+    """Parties still to say how many of their removals in ``area`` are towns: their choice is real (SC-15)."""
+    chosen = dict(state.filed.get(f"split:{area}", ()))
+    out = {}
+    for party, lost in fight_removed(state, area).items():
+        choices = town_loss_range(state, area, party, lost)
+        if party in state.nations and len(choices) > 1 and party not in chosen:
+            out[party] = choices
+    return out
+
+
+def _towns_lost(state: GameState, area: str, removed: dict[str, int]) -> dict[str, int]:
+    chosen = dict(state.filed.get(f"split:{area}", ()))
+    out = {}
+    for party, lost in removed.items():
+        choices = town_loss_range(state, area, party, lost)
+        take = chosen.get(party, choices[0])
+        if take:
+            out[party] = take
+    return out
+
+
+def _plunderer(state: GameState, before: dict[str, int], victim: str) -> str:
+    """Who may plunder the victim's towns destroyed in a conflict: the opponent strongest at its start (Q-SC8)."""
+    rivals = [p for p in before if p != victim]
+    return min(rivals, key=lambda p: (-before[p], ast_rank(state, p) if p in state.nations else 99))
+
+
 def fight_event(state: GameState, area: str, in_attack: bool) -> Event:
     a = state.area(area)
-    before = {p: n for p, n in a.tokens.items() if n > 0}
+    before = forces(state, area)
     late = {p for p in before if holds(state, p, "Metalworking")}
     steps = fight_removals(state, area, before, a.city is not None)
     removed = {p: sum(1 for s in steps if p in s) for p in before}
@@ -89,6 +129,15 @@ def fight_event(state: GameState, area: str, in_attack: bool) -> Event:
         "area": area, "limit": area_limit(state, area), "city": a.city, "before": before, "after": after,
         "removed": removed, "steps": steps, "in_attack": in_attack,
     }
+    if any(n > 0 for n in a.towns.values()):  # Small Cities: towns fight with their owner's tokens (SC-15)
+        data["towns"] = {p: n for p, n in a.towns.items() if n > 0}
+        data["towns_lost"] = _towns_lost(state, area, removed)
+        cites += ("SC-15",)
+        if not in_attack:  # towns destroyed in a plain conflict may be plundered (SC-17, Q-SC8)
+            data["plunder"] = [[victim, _plunderer(state, before, victim), lost]
+                               for victim, lost in data["towns_lost"].items()
+                               if victim in state.nations and _plunderer(state, before, victim) in state.nations]
+            cites += PLUNDER_CITES if data["plunder"] else ()
     return Event("TokenConflictResolved", data, cites)
 
 
@@ -178,24 +227,75 @@ def deferral_question(state: GameState) -> tuple[str, str, list[tuple[str, str, 
     return (area, defender, candidates) if candidates else None
 
 
-def spoils_parts(state: GameState, attacker: str, defender: str) -> tuple[bool, bool, int]:
+def plunder_towns(state: GameState, area: str, defender: str) -> int | None:
+    """Small Cities: T, the defender's towns destroyed or forfeited in ``area`` (SC-17); None where plain spoils apply."""
+    if not options_of(state).small_cities or defender not in state.nations:
+        return None  # pirate cities keep their own rule (D-5, Q-SC9)
+    plunders = state.filed.get("plunders", ())
+    if state.step == "" and plunders:
+        return plunders[0][3]
+    return dict(state.filed.get("plunder", ())).get(area, 0)
+
+
+def spoils_parts(state: GameState, area: str, attacker: str, defender: str) -> tuple[bool, bool, int]:
     """(a card can be taken, the attacker is asked whether to draw, the most he may pillage)."""
     if attacker not in state.nations:
         return False, False, 0  # the Barbarians take no spoils (§24.53)
+    most = min(rule_numbers(state)["pillage_max"], state.nations[attacker].stock)
+    towns = plunder_towns(state, area, defender)
+    if towns is not None:  # Small Cities: plunder by the towns lost (SC-17)
+        stays = state.area(area).tokens.get(attacker, 0) > 0
+        card = towns > rule_numbers(state)["pillage_max"] and stays and bool(state.nations[defender].hand)
+        return card, False, min(most, towns)
     card = defender in state.nations and bool(state.nations[defender].hand)
     ask_draw = card and options_of(state).city_capture_spoils == "seed"
-    return card, ask_draw, min(rule_numbers(state)["pillage_max"], state.nations[attacker].stock)
+    return card, ask_draw, most
+
+
+def current_fight(state: GameState) -> str | None:
+    """The area whose token conflict is resolved next: in 4a the first by area name, in 4b the current attack's."""
+    if state.phase != PHASE:
+        return None
+    if state.step == "":
+        if state.filed.get("plunders"):
+            return None
+        return next((a for a in state.areas if is_land(state, a) and in_conflict(state, a)), None)
+    current = current_attack(state)
+    return current[0] if current is not None and current[3] == "fight" else None
+
+
+def current_spoils(state: GameState) -> tuple[str, str, str] | None:
+    """(area, attacker, defender) whose spoils are due now: a taken city's (4b), or towns plundered in 4a (SC-17)."""
+    plunders = state.filed.get("plunders", ())
+    if state.step == "" and plunders:
+        return tuple(plunders[0][:3])  # type: ignore[return-value]
+    current = current_attack(state)
+    if current is not None and current[3] == "spoils":
+        return current[:3]
+    return None
 
 
 def _has_work(state: GameState, entry: tuple[str, str, str, str], stage: str) -> bool:
     area, attacker, defender, _ = entry
     if stage == "fight":
         return in_conflict(state, area)
+    if stage == "restore":
+        return restores(state, area, defender)
     if stage == "sweep":
         return (defender == PIRATES and options_of(state).pirate_city_attack == "1991"
                 and state.area(area).tokens.get(BARBARIANS, 0) > 0)
-    card, _, most = spoils_parts(state, attacker, defender)
+    card, _, most = spoils_parts(state, area, attacker, defender)
     return card or most > 0
+
+
+def towns_for_city(state: GameState, defender: str) -> bool:
+    """Small Cities: a player's city attacked in 4b becomes towns, whatever the attacker's strength (SC-16)."""
+    return options_of(state).small_cities and defender in state.nations
+
+
+def restores(state: GameState, area: str, defender: str) -> bool:
+    """Six or more of the defender's towns stand after the fight: his city is put back (SC-16)."""
+    return towns_for_city(state, defender) and state.area(area).towns.get(defender, 0) >= TOWNS_TO_CITY
 
 
 def _advance(state: GameState, stage: str) -> GameState:
@@ -220,12 +320,35 @@ def _add_tokens(state: GameState, area: str, party: str, count: int, from_stock:
     return state
 
 
+def _add_towns(state: GameState, area: str, nation: str, count: int) -> GameState:
+    """Towns placed from (positive) or returned to (negative) the nation's stock."""
+    state = state.with_area(area, state.area(area).add_towns(nation, count))
+    n = state.nations[nation]
+    return state.with_nation(replace(n, stock=n.stock - count))
+
+
 def apply_fight(state: GameState, data: dict[str, Any]) -> GameState:
+    towns_lost = data.get("towns_lost", {})
     for party, count in data["removed"].items():
-        state = _add_tokens(state, data["area"], party, -count)
+        state = _add_tokens(state, data["area"], party, -(count - towns_lost.get(party, 0)))
+        if towns_lost.get(party):
+            state = _add_towns(state, data["area"], party, -towns_lost[party])
+    state = replace(state, filed=state.filed.without(f"split:{data['area']}"))
+    if data.get("plunder"):
+        queue = tuple((data["area"], plunderer, victim, lost) for victim, plunderer, lost in data["plunder"])
+        state = _with(state, "plunders", state.filed.get("plunders", ()) + queue)
     if data.get("in_attack") and _stack(state) and _stack(state)[-1][0] == data["area"]:
-        state = _advance(state, "sweep")
+        defender = _stack(state)[-1][2]
+        if towns_lost.get(defender):
+            state = _count_plunder(state, data["area"], towns_lost[defender])
+        state = _advance(state, "restore")
     return state
+
+
+def _count_plunder(state: GameState, area: str, towns: int) -> GameState:
+    counts = dict(state.filed.get("plunder", ()))
+    counts[area] = counts.get(area, 0) + towns
+    return _with(state, "plunder", tuple(counts.items()))
 
 
 def apply_found(state: GameState, data: dict[str, Any]) -> GameState:
@@ -279,8 +402,27 @@ def apply_resolved_first(state: GameState, data: dict[str, Any]) -> GameState:
 
 def apply_replaced(state: GameState, data: dict[str, Any]) -> GameState:
     state = state.with_area(data["area"], replace(state.area(data["area"]), city=None))
-    state = _add_tokens(state, data["area"], data["party"], data["placed"])
+    if data.get("towns"):  # Small Cities: the city becomes towns; those his stock lacks are forfeited (SC-16, SC-17)
+        state = _add_towns(state, data["area"], data["party"], data["placed"])
+        state = _count_plunder(state, data["area"], data["due"] - data["placed"])
+    else:
+        state = _add_tokens(state, data["area"], data["party"], data["placed"])
     return _advance(state, "fight")
+
+
+def apply_split(state: GameState, data: dict[str, Any]) -> GameState:
+    """An owner's choice of how many of his removals in a conflict are towns (SC-15), kept until the fight."""
+    key = f"split:{data['area']}"
+    return _with(state, key, (*state.filed.get(key, ()), (data["nation"], data["towns"])))
+
+
+def apply_restored(state: GameState, data: dict[str, Any]) -> GameState:
+    """Six or more towns left: they go to stock and the city stands again, not as one built this turn (SC-16)."""
+    area, defender = data["area"], data["defender"]
+    for owner, count in state.area(area).towns.items():
+        state = _add_towns(state, area, owner, -count)  # no town stands beside a city (SC-5)
+    state = state.with_area(area, replace(state.area(area), city=defender))
+    return _advance(state, "sweep")
 
 
 def apply_swept(state: GameState, data: dict[str, Any]) -> GameState:
@@ -307,6 +449,9 @@ def apply_spoils(state: GameState, data: dict[str, Any]) -> GameState:
     if data["pillage"]:
         n = state.nations[attacker]
         state = state.with_nation(replace(n, stock=n.stock - data["pillage"], treasury=n.treasury + data["pillage"]))
+    if state.step == "" and state.filed.get("plunders"):  # towns plundered in 4a (SC-17)
+        state = _with(state, "plunders", state.filed.get("plunders", ())[1:])
+        return replace(state, filed=state.filed.without("spoils"))
     stack = _stack(state)
     state = _with(state, "stack", stack[:-1])
     return replace(state, filed=state.filed.without("spoils"))

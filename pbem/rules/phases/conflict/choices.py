@@ -10,7 +10,9 @@ from pbem.rules.board.battle import (
     area_limit,
     city_defenders_due,
     threshold,
+    town_loss_range,
 )
+from pbem.rules.board.losses import LoseUnits
 from pbem.rules.core.events import Event
 from pbem.rules.core.phase import acting_nation
 from pbem.rules.core.prompt import Prompt
@@ -26,10 +28,15 @@ from pbem.rules.phases.conflict.attacks import (
     ChooseSpoils,
     attack_queue,
     current_attack,
+    current_fight,
+    current_spoils,
     deferral_question,
+    fight_removed,
     needs_order,
+    plunder_towns,
     rule_numbers,
     spoils_parts,
+    town_split_questions,
 )
 from pbem.rules.ruleset.options import options_of
 
@@ -40,7 +47,7 @@ def _player(state: GameState, nation: str) -> int:
 
 def _board_line(state: GameState, area: str) -> str:
     a = state.area(area)
-    parts = [f"{p} {n}" for p, n in a.tokens.items()]
+    parts = [f"{p} {n}" for p, n in a.tokens.items()] + [f"{p} {n} towns" for p, n in a.towns.items() if n]
     city = f"{a.city} city, " if a.city else ""
     return f"{area} (limit {area_limit(state, area)}): {city}{', '.join(parts) or 'no tokens'}"
 
@@ -94,12 +101,33 @@ def _defer_prompt(state: GameState) -> Prompt:
     )
 
 
+def _split_prompt(state: GameState, area: str, nation: str, choices: range) -> Prompt:
+    """SC-15: which of the owner's units go in a conflict, when he has tokens and towns there and the choice is real."""
+    lost = fight_removed(state, area)[nation]
+    here = state.area(area)
+    return Prompt(
+        who=nation.lower(),
+        player_id=_player(state, nation),
+        step="town-losses",
+        question=(
+            f"Conflict in {area}: {lost} of your units there are removed, and you have {here.tokens.get(nation, 0)} "
+            f"tokens and {here.towns.get(nation, 0)} towns. Choose how many of the {lost} are towns "
+            f"({choices[0]} to {choices[-1]}); the rest are tokens."
+        ),
+        choices=tuple(f"LOSE {area} {k} TOWNS" for k in choices),
+        template=f"LOSE {area} {choices[0]} TOWNS",
+        default=f"tokens go first: {choices[0]} towns",
+        situation=(_board_line(state, area),),
+        cites=("SC-15", "R-3.1"),
+    )
+
+
 def _spoils_prompt(state: GameState) -> Prompt | None:
-    current = current_attack(state)
-    if current is None or current[3] != "spoils":
+    current = current_spoils(state)
+    if current is None:
         return None
-    area, attacker, defender, _ = current
-    _, ask_draw, most = spoils_parts(state, attacker, defender)
+    area, attacker, defender = current
+    _, ask_draw, most = spoils_parts(state, area, attacker, defender)
     draw, pillage = state.filed.get("spoils", (None, None))
     want_draw = ask_draw and draw is None
     want_pillage = most > 0 and pillage is None
@@ -114,6 +142,11 @@ def _spoils_prompt(state: GameState) -> Prompt | None:
     else:
         choices, template, default = tuple(f"PILLAGE {k}" for k in amounts), f"PILLAGE {most}", f"pillage {most}"
     whose = "the pirate city" if defender == PIRATES else f"{defender}'s city"
+    took = f"You took {whose} in {area}"
+    towns = plunder_towns(state, area, defender)
+    if towns is not None:
+        took = (f"You broke {whose} in {area} into towns; {towns} of its towns were lost" if state.step == "attacks"
+                else f"{towns} of {defender}'s towns in {area} were destroyed in the conflict")
     asks = []
     if want_draw:
         asks.append(f"whether to draw one trade card at random from {defender}'s hand ({len(state.nations[defender].hand)} cards)")
@@ -124,16 +157,22 @@ def _spoils_prompt(state: GameState) -> Prompt | None:
         who=attacker.lower(),
         player_id=n.player_id,
         step="city-spoils",
-        question=f"You took {whose} in {area}. Choose " + " and ".join(asks) + ".",
+        question=f"{took}. Choose " + " and ".join(asks) + ".",
         choices=choices,
         template=template,
         default=default,
         situation=(_board_line(state, area), f"Your stock {n.stock}, treasury {n.treasury}."),
-        cites=SPOILS_CITES + (PIRATE_CITES if defender == PIRATES else ()),
+        cites=("SC-17", "Q-SC8") if towns is not None else SPOILS_CITES + (PIRATE_CITES if defender == PIRATES else ()),
     )
 
 
 def pending(state: GameState) -> dict[str, Prompt]:
+    fight = current_fight(state)
+    if fight is not None and town_split_questions(state, fight):
+        return {n.lower(): _split_prompt(state, fight, n, c) for n, c in town_split_questions(state, fight).items()}
+    if state.step == "":
+        prompt = _spoils_prompt(state)
+        return {prompt.who: prompt} if prompt else {}
     if state.step != "attacks":
         return {}
     defender = needs_order(state)
@@ -182,12 +221,37 @@ def decide_deferral(state: GameState, command: ChooseDeferral, by_default: bool 
     return [Event("DeferralChosen", data, (STEP1, "D-3", "Q-S9"))]
 
 
+def decide_split(state: GameState, command: LoseUnits, by_default: bool = False) -> list[Event]:
+    """LOSE <area> <n> TOWNS in a conflict: n of the owner's removals there are towns, the rest tokens (SC-15)."""
+    _asked(state, command.player_id, "town-losses", "choice between tokens and towns", "SC-15")
+    nation = acting_nation(state, command.player_id)
+    area = current_fight(state)
+    assert area is not None
+    lost = fight_removed(state, area)[nation]
+    choices = town_loss_range(state, area, nation, lost)
+    wrong = [a for a, what, _ in command.items if a != area or what not in ("towns", "tokens")]
+    if wrong or not command.items:
+        raise Rejection(f"say how many of your {lost} units lost in {area} are towns: LOSE {area} <n> TOWNS", "SC-15")
+    towns = sum(n for _, what, n in command.items if what == "towns")
+    tokens = sum(n for _, what, n in command.items if what == "tokens")
+    if any(what == "tokens" for _, what, _ in command.items) and towns + tokens != lost:
+        raise Rejection(f"you lose exactly {lost} units in {area}; you named {towns + tokens}", "SC-15")
+    if towns not in choices:
+        raise Rejection(f"of your {lost} units lost in {area}, {choices[0]} to {choices[-1]} may be towns", "SC-15")
+    data: dict[str, Any] = {"nation": nation, "area": area, "towns": towns}
+    if by_default:
+        data["by_default"] = True
+    return [Event("TownLossesChosen", data, ("SC-15",))]
+
+
 def decide_spoils(state: GameState, command: ChooseSpoils, by_default: bool = False) -> list[Event]:
     _asked(state, command.player_id, "city-spoils", "choice of spoils", "D-4")
-    area, attacker, defender, _ = current_attack(state)  # type: ignore[misc]
-    card, ask_draw, most = spoils_parts(state, attacker, defender)
+    area, attacker, defender = current_spoils(state)  # type: ignore[misc]
+    card, ask_draw, most = spoils_parts(state, area, attacker, defender)
     draw, pillage = command.draw, command.pillage
     if draw is not None and not ask_draw:
+        if plunder_towns(state, area, defender) is not None:
+            raise Rejection("with towns the card is drawn without asking when more than 3 were lost; send PILLAGE <n> only", "SC-17")
         if defender == PIRATES:
             raise Rejection("a pirate city yields no trade card; send PILLAGE <0-3> only", "D-5")
         if not card:
@@ -214,8 +278,13 @@ def defaults(state: GameState, prompt: Prompt) -> list[Event]:
     if prompt.step == "city-defer":
         _, _, candidates = deferral_question(state)  # type: ignore[misc]
         return decide_deferral(state, ChooseDeferral(prompt.player_id, candidates[0][0]), True)
-    _, attacker, defender, _ = current_attack(state)  # type: ignore[misc]
-    _, ask_draw, most = spoils_parts(state, attacker, defender)
+    if prompt.step == "town-losses":
+        area = current_fight(state)
+        nation = acting_nation(state, prompt.player_id)
+        least = town_loss_range(state, area, nation, fight_removed(state, area)[nation])[0]  # type: ignore[arg-type]
+        return decide_split(state, LoseUnits(prompt.player_id, ((area, "towns", least),)), True)  # type: ignore[arg-type]
+    area, attacker, defender = current_spoils(state)  # type: ignore[misc]
+    _, ask_draw, most = spoils_parts(state, area, attacker, defender)
     draw, pillage = state.filed.get("spoils", (None, None))
     command = ChooseSpoils(
         prompt.player_id,

@@ -21,7 +21,24 @@ def tell_fight(state: GameState, event: Event, viewer: str) -> str:
     d = event.data
     where = f"In {d['area']} (limit {d['limit']}{', with a city' if d['city'] else ''})"
     removed = ", ".join(f"{p} {n}" for p, n in d["removed"].items() if n)
-    return f"{where} tokens fought: {_counts(d['before'])} became {_counts(d['after'])} (removed to stock: {removed or 'none'})."
+    text = f"{where} tokens fought: {_counts(d['before'])} became {_counts(d['after'])} (removed to stock: {removed or 'none'})."
+    if d.get("towns"):
+        lost = d.get("towns_lost", {})
+        text += " Towns fought with their owners' tokens: " + ", ".join(
+            f"{p} {n} (lost {lost.get(p, 0)})" for p, n in d["towns"].items()) + " (SC-15)."
+    return text
+
+
+def tell_split(state: GameState, event: Event, viewer: str) -> str:
+    d = event.data
+    how = " (by default: tokens first)" if d.get("by_default") else ""
+    return f"{d['nation']} will lose {d['towns']} towns in {d['area']}, the rest of its losses there in tokens{how}."
+
+
+def tell_restored(state: GameState, event: Event, viewer: str) -> str:
+    d = event.data
+    return (f"{d['towns']} of {d['defender']}'s towns still stand in {d['area']}: they go to stock and its city "
+            "stands again (SC-16).")
 
 
 def tell_found(state: GameState, event: Event, viewer: str) -> str:
@@ -44,6 +61,9 @@ def tell_failed(state: GameState, event: Event, viewer: str) -> str:
 
 def tell_succeeded(state: GameState, event: Event, viewer: str) -> str:
     d = event.data
+    if "SC-16" in event.cites:
+        return (f"{d['attacker']} attacks {_whose(d['defender'])} in {d['area']} with {d['tokens']} tokens: under "
+                "Small Cities any attack breaks a city into towns.")
     return (f"{d['attacker']} attacks {_whose(d['defender'])} in {d['area']} with {d['tokens']} tokens "
             f"({d['needed']} needed): the attack succeeds.")
 
@@ -53,7 +73,8 @@ def tell_replaced(state: GameState, event: Event, viewer: str) -> str:
     if d["defender"] == PIRATES:
         return f"The pirate city in {d['area']} is replaced by {d['placed']} Barbarian tokens."
     short = f" (of {d['due']} due; his stock was short)" if d["placed"] < d["due"] else ""
-    return f"{d['defender']}'s city in {d['area']} is replaced by {d['placed']} of its tokens{short}."
+    what = "towns" if d.get("towns") else "tokens"
+    return f"{d['defender']}'s city in {d['area']} is replaced by {d['placed']} of its {what}{short}."
 
 
 def tell_deferral(state: GameState, event: Event, viewer: str) -> str:
@@ -90,4 +111,7 @@ def tell_spoils(state: GameState, event: Event, viewer: str) -> str:
         parts.append(f"took a trade card{named} at random from {d['defender']}'s hand")
     if d["pillage"]:
         parts.append(f"pillaged {d['pillage']} (stock to treasury)")
+    if "towns" in d:
+        what = f"the city in {d['area']} and its {d['towns']} towns lost" if d.get("city") else f"{d['towns']} towns destroyed in {d['area']}"
+        return f"{d['attacker']} " + (" and ".join(parts) or "took no plunder") + f" for {what} (SC-17)."
     return f"{d['attacker']} " + (" and ".join(parts) or "took no spoils") + f" for the city in {d['area']}."
