@@ -9,7 +9,8 @@ your cities are not supported.
 Small Cities: ``TOWN Memphis 2, Thebes`` makes 2 towns in Memphis and as many
 as the tokens make in Thebes; ``TOWN Memphis 2 TREASURY 2`` adds two more from
 treasury (Architecture). ``REDUCE Memphis`` turns a town above the limit back
-into a token when your towns are not supported.
+into a token when your towns are not supported; ``REDUCE Sinai 3, Gaza 2``
+names the towns a calamity's reduction turns into tokens (SC-10).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import re
 
 from pbem.rules.board.support import ReduceCity
+from pbem.rules.phases.calamities.reductions import FlipTowns, write_flips
 from pbem.rules.core.state import GameState
 from pbem.rules.phases.cities.construction import AS_NEEDED, BuildCities, FinishOrders
 from pbem.rules.phases.cities.towns import AS_MANY, BuildTowns, town_line
@@ -69,8 +71,23 @@ def _done(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Finish
     return FinishOrders(player_of(actor))
 
 
-def _reduce(state: GameState, actor: Actor, rest: str, notes: list[str]) -> ReduceCity:
-    return ReduceCity(player_of(actor), area(state, rest, notes))
+_FLIP = re.compile(r"^(?P<place>.*?)\s+(?P<n>\d+)$")
+
+
+def _reduce(state: GameState, actor: Actor, rest: str, notes: list[str]) -> ReduceCity | FlipTowns:
+    """REDUCE <area>: one support step; REDUCE <area> <n>, ...: towns a calamity turns into tokens (SC-10)."""
+    parts = [p.strip() for p in re.split(r"[,;]", rest) if p.strip()]
+    if not parts:
+        raise LineError("say where: REDUCE <area> (or, for towns, REDUCE <area> <n>, <area> <n> ...)")
+    if len(parts) == 1 and not _FLIP.match(parts[0]):
+        return ReduceCity(player_of(actor), area(state, rest, notes))
+    flips = []
+    for part in parts:
+        match = _FLIP.match(part)
+        if not match:
+            raise LineError(f"{part!r}: write '<area> <towns>' for each area, e.g. REDUCE Sinai 3, Gaza 2")
+        flips.append((area(state, match.group("place"), notes), int(match.group("n"))))
+    return FlipTowns(player_of(actor), tuple(flips))
 
 
 def _write_build(command: BuildCities) -> str:
@@ -89,11 +106,12 @@ VERBS: dict[str, tuple[Parser, str]] = {
     "BUILD": (_build, "BUILD <area>, <area> [TREASURY <n>] ..."),
     "TOWN": (_town, "TOWN <area> [<n>] [TREASURY <m>], ... (Small Cities)"),
     "DONE": (_done, "DONE"),
-    "REDUCE": (_reduce, "REDUCE <area>"),
+    "REDUCE": (_reduce, "REDUCE <area> | REDUCE <area> <towns>, ... (Small Cities, calamities)"),
 }
 CANONICAL = {
     BuildCities: _write_build,
     BuildTowns: lambda c: town_line(list(c.towns)),
     FinishOrders: lambda c: "DONE",
     ReduceCity: lambda c: f"REDUCE {c.area}",
+    FlipTowns: lambda c: write_flips(c.flips),
 }

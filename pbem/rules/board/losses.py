@@ -5,10 +5,13 @@ point; a city eliminated is 5 points; a city reduced counts 5 less the tokens
 it leaves (§29.62). Under Epidemic every area he strips keeps one token, and
 an eliminated city leaves one token, so it is worth at most 4 (§30.6). The
 loss must be met exactly if possible, otherwise overshoot by the least
-possible amount; a victim with too little loses everything.
+possible amount; a victim with too little loses everything. Under Small
+Cities a town is lost like a token, 1 point, and counts as the unit Epidemic
+leaves in an area (SC-9); by default tokens go before towns.
 
 An answer is a tuple of items (area, what, n): what is "tokens" (n tokens),
-"city" (the city is eliminated) or "reduce" (the city is reduced).
+"towns" (n towns), "city" (the city is eliminated) or "reduce" (the city is
+reduced).
 """
 
 from __future__ import annotations
@@ -66,12 +69,13 @@ class Assign:
 
 
 def token_room(state: GameState, loss: Loss) -> dict[str, int]:
-    """Area -> tokens the victim may remove there."""
+    """Area -> units of 1 point (tokens, and towns under Small Cities) the victim may remove there."""
     out = {}
     for name in sorted(state.areas):
         if loss.areas is not None and name not in loss.areas:
             continue
-        have = state.area(name).tokens.get(loss.nation, 0)
+        here = state.area(name)
+        have = here.tokens.get(loss.nation, 0) + here.towns.get(loss.nation, 0)
         room = have - 1 if loss.keep_one else have
         if room > 0:
             out[name] = room
@@ -128,14 +132,22 @@ def required(state: GameState, loss: Loss) -> int:
     return min(above) if above else max(totals)
 
 
-def _spread(room: dict[str, int], count: int) -> tuple[Item, ...]:
+def _spread(state: GameState, loss: Loss, room: dict[str, int], count: int,
+            kinds: tuple[str, str] = ("tokens", "towns")) -> tuple[Item, ...]:
+    """``count`` points of single units over the areas in ``room``'s order: every token first, then towns."""
     items = []
-    for area, n in room.items():
-        if count <= 0:
-            break
-        take = min(n, count)
-        items.append((area, "tokens", take))
-        count -= take
+    taken: dict[str, int] = {}
+    for kind in kinds:
+        for area, n in room.items():
+            if count <= 0:
+                break
+            here = state.area(area)
+            have = here.tokens.get(loss.nation, 0) if kind == "tokens" else here.towns.get(loss.nation, 0)
+            take = min(have, n - taken.get(area, 0), count)
+            if take > 0:
+                items.append((area, kind, take))
+                taken[area] = taken.get(area, 0) + take
+                count -= take
     return tuple(items)
 
 
@@ -150,11 +162,13 @@ def answers(state: GameState, loss: Loss, limit: int) -> list[tuple[Item, ...]]:
     for items, value in _city_plans(state, loss):
         rest = need - value
         if 0 <= rest <= tokens:
-            out.append(tuple(sorted(items + _spread(room, rest))))
+            out.append(tuple(sorted(items + _spread(state, loss, room, rest))))
             reverse = dict(reversed(list(room.items())))
-            other = tuple(sorted(items + _spread(reverse, rest)))
-            if other not in out:
-                out.append(other)
+            others = [tuple(sorted(items + _spread(state, loss, reverse, rest))),
+                      tuple(sorted(items + _spread(state, loss, room, rest, ("towns", "tokens"))))]
+            for other in others:
+                if other not in out:
+                    out.append(other)
         if len(out) >= limit:
             break
     return out[:limit]
@@ -164,18 +178,23 @@ def check(state: GameState, loss: Loss, items: tuple[Item, ...]) -> str | None:
     """Why the answer is not legal, or None."""
     room = token_room(state, loss)
     mine = cities(state, loss)
-    seen: set[str] = set()
+    seen: set[tuple[str, str]] = set()
+    used: dict[str, int] = {}
     total = 0
     for area, what, n in items:
-        if area in seen:
+        kind = what if what in ("tokens", "towns") else "city"
+        if (area, kind) in seen:
             return f"{area} is named twice"
-        seen.add(area)
-        if what == "tokens":
+        seen.add((area, kind))
+        if what in ("tokens", "towns"):
+            here = state.area(area)
+            have = here.tokens.get(loss.nation, 0) if what == "tokens" else here.towns.get(loss.nation, 0)
+            used[area] = used.get(area, 0) + n
             if n <= 0:
-                return f"{area}: say how many tokens"
-            if n > room.get(area, 0):
-                keep = " (one token must stay in each area)" if loss.keep_one else ""
-                return f"{area}: you may remove at most {room.get(area, 0)} tokens there{keep}"
+                return f"{area}: say how many {what}"
+            if n > have or used[area] > room.get(area, 0):
+                keep = " (one unit must stay in each area)" if loss.keep_one else ""
+                return f"{area}: you may remove at most {min(have, room.get(area, 0))} {what} there{keep}"
             total += n
         else:
             if area not in mine:
@@ -192,6 +211,8 @@ def changes(state: GameState, loss: Loss, items: tuple[Item, ...]) -> list[dict[
     for area, what, n in items:
         if what == "tokens":
             out.append({"area": area, "effect": "tokens", "tokens": n, "points": n})
+        elif what == "towns":
+            out.append({"area": area, "effect": "towns", "towns": n, "points": n})
         else:
             placed = _placed(state, loss, area, what)
             out.append({"area": area, "effect": what, "placed": placed, "points": CITY_POINTS - placed})

@@ -121,6 +121,7 @@ class Stage:
     caps: tuple[tuple[str, int], ...] = ()
     note: str = ""
     repeat: bool = False  # asked again (the same stage) after this pick
+    free_choice: bool = False  # the victim reduces cities of his own choice (under Small Cities: SC-10 instead)
 
 
 def city_owner(state: GameState, area: str) -> str:
@@ -173,6 +174,7 @@ def reduce_stage(state: GameState, nation: str, role: str, count: int, calamity:
         question=f"{calamity}: {count} of your cities are reduced. Choose which.",
         cites=cites,
         note=note,
+        free_choice=True,
     )
 
 

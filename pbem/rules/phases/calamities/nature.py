@@ -69,7 +69,7 @@ def downgraded(state: GameState, nation: str, calamity: str, role: str, part: st
 def _points(state: GameState, area: str, nation: str, safe_black: bool = False) -> int:
     """Unit points of one nation in one area (a city on a black site counts 0 when ``safe_black``)."""
     here = state.area(area)
-    points = here.tokens.get(nation, 0)
+    points = here.tokens.get(nation, 0) + here.towns.get(nation, 0)  # a town is a unit point (SC-9)
     if here.city == nation and not (safe_black and ruleset_of(state).areas[area].city_site == "black"):
         points += CITY_POINTS
     return points
@@ -188,8 +188,10 @@ def eruption_changes(state: GameState, picked: tuple[str, ...]) -> list[dict[str
         here = state.area(a)
         owner = here.city if here.city in state.nations else None
         tokens = {n: k for n, k in sorted(here.tokens.items()) if n in state.nations and k}
-        if owner or tokens:
-            out.append({"area": a, "owner": owner, "effect": "erupt", "volcano": name, "tokens": tokens})
+        towns = {n: k for n, k in sorted(here.towns.items()) if k}
+        if owner or tokens or towns:
+            out.append({"area": a, "owner": owner, "effect": "erupt", "volcano": name, "tokens": tokens}
+                       | ({"towns": towns} if towns else {}))  # towns are destroyed too (SC-9)
     return out
 
 
@@ -201,13 +203,17 @@ def apply_eruption(state: GameState, change: dict[str, Any]) -> GameState:
         area = area.add_tokens(nation, -k)
         n = state.nations[nation]
         state = state.with_nation(replace(n, stock=n.stock + k))
+    for nation, k in change.get("towns", {}).items():
+        area = area.add_towns(nation, -k)
+        n = state.nations[nation]
+        state = state.with_nation(replace(n, stock=n.stock + k))
     return state.with_area(change["area"], area)
 
 
 def tell_eruption(change: dict[str, Any]) -> str:
     lost = ([f"{change['owner']}'s city"] if change["owner"] else []) + [
         f"{k} {n} token{'s' if k != 1 else ''}" for n, k in change["tokens"].items()
-    ]
+    ] + [f"{k} {n} town{'s' if k != 1 else ''}" for n, k in change.get("towns", {}).items()]
     return f"{change['volcano']} erupts over {change['area']}: {', '.join(lost)} destroyed"
 
 
@@ -234,7 +240,7 @@ def _plains(state: GameState, nation: str) -> dict[str, int]:
     out: dict[str, int] = {}
     for a, here in state.areas.items():
         plain = areas[a].flood_plain_group if a in areas else None
-        if plain and (here.tokens.get(nation, 0) or here.city == nation):
+        if plain and (here.tokens.get(nation, 0) or here.towns.get(nation, 0) or here.city == nation):
             out[plain] = plain_points(state, nation, plain)
     return out
 

@@ -27,6 +27,7 @@ from pbem.rules.board.losses import Assign, LoseUnits, Loss
 from pbem.rules.board.ranking import cities_in_stock
 from pbem.rules.board.stacks import return_cards
 from pbem.rules.board.support import (
+    cities_of,
     reduction_tokens,
     revolt_tokens_placed,
 )
@@ -40,6 +41,7 @@ from pbem.rules.phases.calamities import (
     barbarians,
     nature,
     plagues,
+    reductions,
     seizure,
     unrest,
     war,
@@ -74,7 +76,7 @@ from pbem.rules.phases.calamities.dice import (
 from pbem.rules.ruleset.options import options_of
 
 #: Every family of calamities; a calamity is resolved by its family's resolver.
-FAMILIES = (unrest.FAMILY, seizure.FAMILY, plagues.FAMILY, nature.FAMILY, war.FAMILY, barbarians.FAMILY)
+FAMILIES = (unrest.FAMILY, seizure.FAMILY, plagues.FAMILY, nature.FAMILY, war.FAMILY, barbarians.FAMILY, reductions.FAMILY)
 #: Calamities this engine resolves, by name.
 RESOLVERS: dict[str, Resolver] = {name: r for family in FAMILIES for name, r in family.resolvers.items()}
 
@@ -84,10 +86,18 @@ def _current(state: GameState) -> tuple[Strike, Any] | None:
     if not state.calamities:
         return None
     cal = state.calamities[0]
+    reduction = reductions.current_reduction(state)
+    if reduction is not None:  # Small Cities: ordered reductions are made before the calamity goes on (SC-10)
+        return cal, reduction
     resolver = RESOLVERS.get(cal[0])
     if resolver is None:
         return cal, None
     return cal, resolver(state, cal, stage_index(state))
+
+
+def _by_towns(state: GameState, stage: Any) -> bool:
+    """Under Small Cities the victim's own reductions follow SC-10: no city is picked up front."""
+    return isinstance(stage, Stage) and stage.effect == "reduce" and stage.free_choice and options_of(state).small_cities
 
 
 def _changes(state: GameState, stage: Stage, picked: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -104,6 +114,8 @@ def _changes(state: GameState, stage: Stage, picked: tuple[str, ...]) -> list[di
             to = stage.to if stage.to and cities_in_stock(state, stage.to) > seized else None
             seized += 1 if to else 0
             out.append({"area": area, "owner": owner, "effect": "seize" if to else "eliminate", "to": to})
+        elif options_of(state).small_cities:  # the named city's owner reduces under SC-10
+            out.append({"area": area, "owner": owner, "effect": "towns-reduction"})
         else:
             due = reduction_tokens(state, owner, area)
             tokens = min(due, state.nations[owner].stock - spent.get(owner, 0))
@@ -140,6 +152,8 @@ def apply_struck(state: GameState, data: dict[str, Any]) -> GameState:
                 gained.append(c["area"])
         elif c["effect"] == "erupt":
             state = nature.apply_eruption(state, c)
+        elif c["effect"] == "towns-reduction":
+            state = reductions.with_queued(state, [(c["owner"], c["area"], (), False)])
         else:
             state = state.with_area(c["area"], replace(area, city=None))
     struck = state.filed.set("struck", tuple(c["area"] for c in data["cities"]))
@@ -191,6 +205,10 @@ def settle_resolution(state: GameState, draws: Draws) -> list[Event]:
         if len(shares) > 1:
             return []
         return [Event("CalamityLossesShared", _assign_data(state, cal, stage, shares[0]), ("seed 003: 9",) + stage.cites)]
+    if _by_towns(state, stage) and stage.count > 0 and (cities_of(state, stage.nation) or state.towns_on_board(stage.nation)):
+        data = {"calamity": cal[0], "nation": stage.nation, "count": stage.count, "cities": list(stage.candidates),
+                "next": stage_index(state) + (0 if stage.repeat else 1)}
+        return [Event("TownReductionsDue", data, _struck_cites(cal, stage) + reductions.CITES)]
     if not automatic(state, stage):
         return []
     options = pick_options(state, stage)
@@ -200,7 +218,7 @@ def settle_resolution(state: GameState, draws: Draws) -> list[Event]:
 
 def _prompt(state: GameState) -> Prompt | None:
     current = _current(state) if state.phase == RESOLUTION else None
-    if current is None or not isinstance(current[1], Stage) or automatic(state, current[1]):
+    if current is None or not isinstance(current[1], Stage) or automatic(state, current[1]) or _by_towns(state, current[1]):
         return None
     cal, stage = current
     options = pick_options(state, stage)
@@ -261,7 +279,9 @@ def _loss_prompt(state: GameState) -> Prompt | None:
             question=(
                 stage.question
                 + (f" You cannot lose exactly {stage.points}: lose {need}." if need != stage.points else "")
-                + " Name your losses: '<area> <tokens>' removes tokens, '<area> CITY' eliminates a city (5 points"
+                + " Name your losses: '<area> <tokens>' removes tokens, "
+                + ("'<area> <n> TOWNS' removes towns (1 point each), " if options_of(state).small_cities else "")
+                + "'<area> CITY' eliminates a city (5 points"
                 + (", leaving 1 token: 4" if stage.keep_one else "")
                 + "), '<area> REDUCE' reduces it (5 less the tokens it leaves)."
             ),
@@ -269,7 +289,8 @@ def _loss_prompt(state: GameState) -> Prompt | None:
             template=lines[0],
             default=f"{lines[0]} (tokens first, by area name, then as few cities as possible)",
             situation=(
-                "Tokens you may remove: " + (", ".join(f"{a} {k}" for a, k in room.items()) or "none") + ".",
+                ("Tokens and towns" if options_of(state).small_cities else "Tokens")
+                + " you may remove: " + (", ".join(f"{a} {k}" for a, k in room.items()) or "none") + ".",
                 "Your cities: " + (", ".join(cities) or "none") + f". Stock {n.stock}.",
             ),
             cites=("seed 003: 9",) + stage.cites,
@@ -383,6 +404,9 @@ def apply_loss(state: GameState, data: dict[str, Any]) -> GameState:
         if c["effect"] == "tokens":
             state = state.with_area(c["area"], area.add_tokens(nation, -c["tokens"]))
             returned += c["tokens"]
+        elif c["effect"] == "towns":  # Small Cities: a town is lost like a token (SC-9)
+            state = state.with_area(c["area"], area.add_towns(nation, -c["towns"]))
+            returned += c["towns"]
         else:
             state = state.with_area(c["area"], replace(area, city=None).add_tokens(nation, c["placed"]))
             returned -= c["placed"]
@@ -425,6 +449,8 @@ def _tell_struck(state: GameState, event: Event, viewer: str) -> str:
             parts.append(f"{c['owner']}'s {c['area']} {what}")
         elif c["effect"] == "erupt":
             parts.append(nature.tell_eruption(c))
+        elif c["effect"] == "towns-reduction":
+            parts.append(f"{c['owner']}'s {c['area']} is to be reduced under Small Cities (SC-10)")
         elif c["effect"] == "seize":
             to = "a Pirate city" if c["to"] == PIRATES else f"a city of {c['to']}"
             parts.append(f"{c['owner']}'s {c['area']} becomes {to}")
@@ -441,6 +467,8 @@ def _tell_loss(state: GameState, event: Event, viewer: str) -> str:
     for c in d["losses"]:
         if c["effect"] == "tokens":
             parts.append(f"{c['tokens']} token{'s' if c['tokens'] != 1 else ''} in {c['area']}")
+        elif c["effect"] == "towns":
+            parts.append(f"{c['towns']} town{'s' if c['towns'] != 1 else ''} in {c['area']}")
         else:
             what = "eliminated" if c["effect"] == "city" else "reduced"
             left = f", {c['placed']} token{'s' if c['placed'] != 1 else ''} left" if c["placed"] else ""
@@ -490,7 +518,7 @@ RULES = PhaseRules(
         ),
         "CalamityLossChosen": lambda s, d: LoseUnits(
             s.nations[d["nation"]].player_id,
-            tuple((c["area"], c["effect"], c.get("tokens", 1)) for c in d["losses"]),
+            tuple((c["area"], c["effect"], c.get("tokens", c.get("towns", 1))) for c in d["losses"]),
         ),
         "CalamityLossesGiven": lambda s, d: GiveLosses(s.nations[d["victim"]].player_id, tuple((n, k) for n, k in d["shares"])),
         **{event: command for family in FAMILIES for event, command in family.inputs.items()},

@@ -118,6 +118,7 @@ def _slave_revolt(state: GameState, cal: Strike, index: int) -> Stage | Event | 
             ),
             cites=("§30.42", "§30.422", "§26.41", "D-6"),
             repeat=True,
+            free_choice=True,
         )
     return None
 
