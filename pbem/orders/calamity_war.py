@@ -2,7 +2,8 @@
 
 ``REBELS Thebes 3, Memphis CITY`` names the victim's units for the faction
 that goes over to the beneficiary: 3 tokens in Thebes and the city of
-Memphis (5 unit points). The victim answers first (15 points and his card
+Memphis (5 unit points); under Small Cities ``Sinai 2 TOWNS`` adds two
+towns (1 point each, SC-9). The victim answers first (15 points and his card
 bonuses), then the beneficiary (20 more); with Philosophy only the
 beneficiary answers (15). ``FACTION 2`` (or ``FACTION 1``) is the
 victim's last word: the faction he keeps; the other changes sides.
@@ -17,7 +18,7 @@ from pbem.rules.phases.calamities.war import ChooseFaction, KeepFaction, write
 
 from .grammar import Actor, LineError, Parser, area, count, player_of
 
-_UNIT = re.compile(r"^(?P<place>.*?)\s+(?P<what>\d+|city|cit|c)$", re.IGNORECASE)
+_UNIT = re.compile(r"^(?P<place>.*?)\s+(?P<what>\d+(?:\s+towns?)?|city|cit|c)$", re.IGNORECASE)
 
 
 def _faction(state: GameState, actor: Actor, rest: str, notes: list[str]) -> ChooseFaction:
@@ -31,8 +32,10 @@ def _faction(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Cho
         if not match:
             raise LineError(f"{part!r}: write '<area> <tokens>' or '<area> CITY'")
         place = area(state, match.group("place").strip(), notes)
-        what = match.group("what")
-        if what.isdigit():
+        what = match.group("what").lower()
+        if what.endswith(("town", "towns")):
+            items.append((place, "towns", count(what.split()[0], "number of towns")))
+        elif what.isdigit():
             items.append((place, "tokens", count(what, "number of tokens")))
         else:
             items.append((place, "city", 1))
@@ -50,7 +53,7 @@ def _keep(state: GameState, actor: Actor, rest: str, notes: list[str]) -> KeepFa
 
 
 VERBS: dict[str, tuple[Parser, str]] = {
-    "REBELS": (_faction, "REBELS <area> <tokens>, <area> CITY ..."),
+    "REBELS": (_faction, "REBELS <area> <tokens>, <area> <n> TOWNS, <area> CITY ..."),
     "FACTION": (_keep, "FACTION 1|2"),
 }
 CANONICAL = {ChooseFaction: lambda c: write(c.items), KeepFaction: lambda c: f"FACTION {c.faction}"}

@@ -5,7 +5,10 @@ land-adjacent to an area holding his units (tokens or a city): the units of
 other players there are replaced by his own from stock (a city by one of
 his cities). Units of Monotheism or Theology holders, Barbarians and Pirate
 cities are never converted. He needs enough in stock for every unit he
-converts. Each holder sees the conversions made before his.
+converts. Each holder sees the conversions made before his. Under Small
+Cities the other players' towns there become his towns, each needing a token
+from his stock like a token does (Q-SC10); his own towns count as units he
+converts from.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ PHASE = "special-abilities"
 CARD = "Monotheism"
 IMMUNE = ("Monotheism", "Theology")
 CITES = ("seed 003: 10", "R-3.4", "D-15", "§32.941", "§32.942")
+TOWN_CITES = CITES + ("Q-SC10",)
 
 
 @dataclass(frozen=True)
@@ -57,18 +61,19 @@ def _convertible(state: GameState, nation: str, area: str) -> dict[str, Any] | N
         return owner != nation and owner in state.nations and owner not in immune
 
     tokens = {o: k for o, k in spec.tokens.items() if convertible(o)}
+    towns = {o: k for o, k in spec.towns.items() if convertible(o) and k}
     city = spec.city if spec.city is not None and convertible(spec.city) else None
-    if not tokens and city is None:
+    if not tokens and not towns and city is None:
         return None
-    if sum(tokens.values()) > state.nations[nation].stock or (city and cities_in_stock(state, nation) < 1):
+    if sum(tokens.values()) + sum(towns.values()) > state.nations[nation].stock or (city and cities_in_stock(state, nation) < 1):
         return None  # not enough in stock to replace them
-    return {"tokens": dict(sorted(tokens.items())), "city": city}
+    return {"tokens": dict(sorted(tokens.items())), "city": city} | ({"towns": dict(sorted(towns.items()))} if towns else {})
 
 
 def targets(state: GameState, nation: str) -> list[str]:
     """Areas the nation may convert now, by name."""
     adjacency = ruleset_of(state).land_adjacency
-    mine = [a for a, s in state.areas.items() if s.tokens.get(nation, 0) or s.city == nation]
+    mine = [a for a, s in state.areas.items() if s.tokens.get(nation, 0) or s.towns.get(nation, 0) or s.city == nation]
     near = sorted({b for a in mine for b in adjacency.get(a, ())})
     return [a for a in near if _convertible(state, nation, a) is not None]
 
@@ -85,7 +90,8 @@ def _prompt(state: GameState) -> Prompt | None:
     def describe(area: str) -> str:
         c = _convertible(state, nation, area)
         assert c is not None
-        parts = [f"{k} {o}" for o, k in c["tokens"].items()] + ([f"{c['city']} city"] if c["city"] else [])
+        parts = [f"{k} {o}" for o, k in c["tokens"].items()] + [f"{k} {o} towns" for o, k in c.get("towns", {}).items()]
+        parts += [f"{c['city']} city"] if c["city"] else []
         return f"{area} ({', '.join(parts)})"
 
     return Prompt(
@@ -121,7 +127,7 @@ def decide_convert(state: GameState, command: Convert, by_default: bool = False)
         data.update(_convertible(state, nation, command.area) or {})
     if by_default:
         data["by_default"] = True
-    return [Event("AreaConverted", data, CITES)]
+    return [Event("AreaConverted", data, TOWN_CITES if data.get("towns") else CITES)]
 
 
 def defaults(state: GameState, prompt: Prompt) -> list[Event]:
@@ -143,6 +149,14 @@ def apply_converted(state: GameState, data: dict[str, Any]) -> GameState:
         state = state.with_nation(replace(o, stock=o.stock + count))
         moved += count
     area = area.add_tokens(nation, moved)
+    towns = 0
+    for owner, count in data.get("towns", {}).items():  # towns become his towns (Q-SC10)
+        area = area.add_towns(owner, -count)
+        o = state.nations[owner]
+        state = state.with_nation(replace(o, stock=o.stock + count))
+        towns += count
+    area = area.add_towns(nation, towns) if towns else area
+    moved += towns
     if data["city"]:
         area = replace(area, city=nation)
         if name not in state.gained_this_turn:
@@ -170,7 +184,8 @@ def _tell(state: GameState, event: Event, viewer: str) -> str:
     if d["area"] is None:
         how = " (deadline passed)" if d.get("by_default") else ""
         return f"{d['nation']} converts nothing with Monotheism{how}."
-    parts = [f"{k} tokens of {o}" for o, k in d["tokens"].items()] + ([f"the city of {d['city']}"] if d["city"] else [])
+    parts = [f"{k} tokens of {o}" for o, k in d["tokens"].items()] + [f"{k} towns of {o}" for o, k in d.get("towns", {}).items()]
+    parts += [f"the city of {d['city']}"] if d["city"] else []
     return f"{d['nation']} converts {d['area']} with Monotheism: {', '.join(parts)} become {d['nation']}'s."
 
 

@@ -77,6 +77,7 @@ from typing import Any
 from pbem.rules.board.battle import area_limit
 from pbem.rules.board.ranking import BARBARIANS, beneficiary_ranking
 from pbem.rules.core.events import Event
+from pbem.rules.core.frozen import FrozenMap
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
@@ -382,11 +383,18 @@ def _apply_clash(state: GameState, fight: dict[str, Any]) -> GameState:
     area = fight["area"]
     here = state.area(area)
     before = {p: n for p, n in here.tokens.items()}
-    after = fight["after"]
+    after = dict(fight["after"])
+    for owner, count in fight.get("towns", {}).items():  # Small Cities: units counted towns and tokens together
+        before[owner] = before.get(owner, 0) + count
+    kept_towns = fight.get("towns_after", {})
     tokens = here.tokens
     for party in set(before) | set(after):
-        tokens = tokens.set(party, after[party]) if after.get(party) else tokens.without(party)
-    state = state.with_area(area, replace(here, tokens=tokens, city=fight["city_after"]))
+        left = after.get(party, 0) - kept_towns.get(party, 0)
+        tokens = tokens.set(party, left) if left else tokens.without(party)
+    here = replace(here, tokens=tokens, city=fight["city_after"])
+    if "towns" in fight:
+        here = replace(here, towns=FrozenMap(kept_towns))
+    state = state.with_area(area, here)
     for nation in sorted(set(before) | set(after)):
         if nation in state.nations:
             n = state.nations[nation]

@@ -61,12 +61,13 @@ def neighbours(state: GameState, area: str) -> list[str]:
 
 def has_units(state: GameState, area: str, nation: str) -> bool:
     here = state.area(area)
-    return here.tokens.get(nation, 0) > 0 or here.city == nation
+    return here.tokens.get(nation, 0) > 0 or here.towns.get(nation, 0) > 0 or here.city == nation
 
 
 def players_units(state: GameState, area: str) -> bool:
     here = state.area(area)
-    return here.city in state.nations or any(n > 0 and p in state.nations for p, n in here.tokens.items())
+    return here.city in state.nations or any(n > 0 and p in state.nations for p, n in here.tokens.items()) or any(
+        n > 0 for n in here.towns.values())
 
 
 def _points(tokens: dict[str, int], city: str | None, nation: str) -> int:
@@ -100,6 +101,9 @@ def clash(state: GameState, area: str, arriving: int, victim: str) -> dict[str, 
     """
     here = state.area(area)
     tokens = _live(dict(here.tokens))
+    for owner, towns in here.towns.items():  # Small Cities: towns fight as their owner's units (SC-9, SC-15)
+        if towns > 0:
+            tokens[owner] = tokens.get(owner, 0) + towns
     tokens[BARBARIANS] = tokens.get(BARBARIANS, 0) + arriving
     before = dict(tokens)
     city = here.city
@@ -137,7 +141,12 @@ def clash(state: GameState, area: str, arriving: int, victim: str) -> dict[str, 
         }
         for n in nations
     }
-    return {
+    towns = {n: k for n, k in sorted(here.towns.items()) if k > 0}
+    extra: dict[str, Any] = {}
+    if towns:  # tokens go first; the towns that survive stand (nobody plunders them, Q-SC9)
+        extra["towns"] = towns
+        extra["towns_after"] = {n: min(k, after.get(n, 0)) for n, k in towns.items() if min(k, after.get(n, 0))}
+    return extra | {
         "area": area,
         "limit": area_limit(state, area),
         "arriving": arriving,

@@ -52,6 +52,10 @@ def tell_clash(fight: dict[str, Any]) -> str:
     barbarians = fight["before"].get(BARBARIANS, 0) - fight["after"].get(BARBARIANS, 0)
     if barbarians:
         losses.append(f"{plural(barbarians, 'Barbarian')} {'falls' if barbarians == 1 else 'fall'}")
+    if fight.get("towns"):  # Small Cities: the counts above hold towns and tokens together (SC-9)
+        kept = fight.get("towns_after", {})
+        losses.append("towns counted with tokens, tokens lost first: " + ", ".join(
+            f"{n} {k} towns, {kept.get(n, 0)} stand" for n, k in fight["towns"].items()))
     return "; ".join(parts) + (". " + "; ".join(losses) if losses else "") + "."
 
 

@@ -31,7 +31,10 @@ Procedure as this engine plays it (stages of the calamity, ``state.step``):
 A choice of units is an order ``REBELS <area> <tokens>, <area> CITY ...``
 totalling exactly the points asked if possible, otherwise the least
 overshoot, otherwise everything left. The default takes tokens first (by
-area name) and as few cities as possible (by area name).
+area name) and as few cities as possible (by area name). Under Small Cities
+towns are units of 1 point (``<area> <n> TOWNS``), taken after tokens by
+default and shed after them; towns that change sides become the
+beneficiary's towns (SC-9).
 """
 
 from __future__ import annotations
@@ -102,16 +105,24 @@ def _philosophy(state: GameState, victim: str) -> int | None:
     return None
 
 
-def _room(state: GameState, victim: str, taken: tuple[Item, ...]) -> tuple[dict[str, int], list[str]]:
-    """The victim's tokens per area and cities not yet in faction 1."""
-    used = {a: n for a, what, n in taken if what == "tokens"}
+def _room(state: GameState, victim: str, taken: tuple[Item, ...], kind: str = "tokens") -> tuple[dict[str, int], list[str]]:
+    """The victim's tokens (or towns) per area and cities not yet in faction 1."""
+    used = {a: n for a, what, n in taken if what == kind}
     gone = {a for a, what, _ in taken if what == "city"}
     room = {}
     for name in sorted(state.areas):
-        left = state.area(name).tokens.get(victim, 0) - used.get(name, 0)
+        here = state.area(name)
+        left = (here.tokens if kind == "tokens" else here.towns).get(victim, 0) - used.get(name, 0)
         if left > 0:
             room[name] = left
     return room, [a for a in sorted(cities_of(state, victim)) if a not in gone]
+
+
+def _singles(state: GameState, victim: str, taken: tuple[Item, ...]) -> dict[tuple[str, str], int]:
+    """(area, "tokens" | "towns") -> the victim's units of 1 point not yet in faction 1, tokens before towns."""
+    tokens, _ = _room(state, victim, taken)
+    towns, _ = _room(state, victim, taken, "towns")
+    return {**{(a, "tokens"): n for a, n in tokens.items()}, **{(a, "towns"): n for a, n in towns.items()}}
 
 
 def _required(points: int, tokens: int, cities: int) -> int:
@@ -120,14 +131,16 @@ def _required(points: int, tokens: int, cities: int) -> int:
     return min(above) if above else max(totals)
 
 
-def _spread(room: dict[str, int], count: int, names: list[str]) -> list[Item]:
+def _spread(room: dict[tuple[str, str], int], count: int, names: list[str]) -> list[Item]:
+    """``count`` single units: tokens over ``names`` in that order, then towns likewise."""
     out = []
-    for area in names:
-        if count <= 0:
-            break
-        take = min(room[area], count)
-        out.append((area, "tokens", take))
-        count -= take
+    for kind in ("tokens", "towns"):
+        for area in names:
+            if count <= 0 or (area, kind) not in room:
+                continue
+            take = min(room[(area, kind)], count)
+            out.append((area, kind, take))
+            count -= take
     return out
 
 
@@ -143,16 +156,18 @@ class Split:
     question: str
 
     def need(self, state: GameState) -> int:
-        room, cities = _room(state, self.victim, _filed_items(state))
-        return _required(self.points, sum(room.values()), len(cities))
+        _, cities = _room(state, self.victim, _filed_items(state))
+        return _required(self.points, sum(_singles(state, self.victim, _filed_items(state)).values()), len(cities))
 
     def answers(self, state: GameState, limit: int) -> list[tuple[Item, ...]]:
-        """Legal answers, the default first: tokens by area name, as few cities as possible."""
-        room, cities = _room(state, self.victim, _filed_items(state))
+        """Legal answers, the default first: tokens by area name, then towns, as few cities as possible."""
+        _, cities = _room(state, self.victim, _filed_items(state))
+        room = _singles(state, self.victim, _filed_items(state))
         need = self.need(state)
         tokens = sum(room.values())
         out: list[tuple[Item, ...]] = []
-        orders = [sorted(room), sorted(room, reverse=True)]
+        names = sorted({a for a, _ in room})
+        orders = [names, names[::-1]]
         for k in range(len(cities) + 1):
             rest = need - CITY_POINTS * k
             if rest < 0 or rest > tokens:
@@ -167,16 +182,17 @@ class Split:
         return out[:limit] or [()]
 
     def check(self, state: GameState, items: tuple[Item, ...]) -> str | None:
-        room, cities = _room(state, self.victim, _filed_items(state))
+        _, cities = _room(state, self.victim, _filed_items(state))
+        room = _singles(state, self.victim, _filed_items(state))
         seen: set[tuple[str, str]] = set()
         total = 0
         for area, what, n in items:
             if (area, what) in seen:
                 return f"{area} is named twice"
             seen.add((area, what))
-            if what == "tokens":
-                if n <= 0 or n > room.get(area, 0):
-                    return f"{area}: {self.victim} has {room.get(area, 0)} tokens there you may choose"
+            if what in ("tokens", "towns"):
+                if n <= 0 or n > room.get((area, what), 0):
+                    return f"{area}: {self.victim} has {room.get((area, what), 0)} {what} there you may choose"
                 total += n
             elif what == "city":
                 if area not in cities:
@@ -211,6 +227,7 @@ class Split:
         if len(options) < 2:
             return None
         room, cities = _room(state, self.victim, _filed_items(state))
+        towns, _ = _room(state, self.victim, _filed_items(state), "towns")
         need = self.need(state)
         lines = tuple(write(o) for o in options)
         n = state.nations[self.chooser]
@@ -220,12 +237,15 @@ class Split:
             step="civil-war-faction",
             question=self.question
             + (f" (exactly {self.points} is impossible: choose {need})" if need != self.points else "")
-            + " Write '<area> <tokens>' and '<area> CITY' (a city is 5 unit points).",
+            + " Write '<area> <tokens>'" + (", '<area> <n> TOWNS'" if towns else "")
+            + " and '<area> CITY' (a city is 5 unit points).",
             choices=lines,
             template=lines[0],
             default=f"{lines[0]} (tokens first by area name, then as few cities as possible by area name)",
             situation=(
                 f"{self.victim}'s tokens you may choose: " + (", ".join(f"{a} {k}" for a, k in room.items()) or "none") + ".",
+                *((f"{self.victim}'s towns you may choose: " + ", ".join(f"{a} {k}" for a, k in towns.items()) + ".",)
+                  if towns else ()),
                 f"{self.victim}'s cities you may choose: " + (", ".join(cities) or "none") + ".",
                 f"Beneficiary: {_beneficiary(state)}.",
             ),
@@ -237,12 +257,13 @@ class Split:
 
 
 def write(items: tuple[Item, ...]) -> str:
-    parts = [f"{a} {n}" if what == "tokens" else f"{a} CITY" for a, what, n in items]
+    parts = [f"{a} {n}" if what == "tokens" else f"{a} {n} TOWNS" if what == "towns" else f"{a} CITY"
+             for a, what, n in items]
     return "REBELS " + (", ".join(parts) if parts else "NOTHING")
 
 
 def _units(state: GameState, nation: str) -> int:
-    return state.tokens_on_board(nation) + state.cities_on_board(nation)
+    return state.tokens_on_board(nation) + state.towns_on_board(nation) + state.cities_on_board(nation)
 
 
 def _military(state: GameState, victim: str) -> int:
@@ -251,18 +272,18 @@ def _military(state: GameState, victim: str) -> int:
 
 
 def _shed(items: list[Item], points: int) -> tuple[list[Item], list[Item]]:
-    """Remove ``points`` unit points from a faction: tokens first by area name, then cities by area name."""
+    """Remove ``points`` unit points from a faction: tokens first by area name, then towns, then cities by area name."""
     kept = sorted(items)
     lost: list[Item] = []
-    for what in ("tokens", "city"):
+    for what in ("tokens", "towns", "city"):
         for i, (area, kind, n) in enumerate(list(kept)):
             if points <= 0 or kind != what:
                 continue
-            value = n if kind == "tokens" else CITY_POINTS
-            if kind == "tokens":
+            value = n if kind != "city" else CITY_POINTS
+            if kind != "city":
                 take = min(n, points)
-                lost.append((area, "tokens", take))
-                kept[i] = (area, "tokens", n - take)
+                lost.append((area, kind, take))
+                kept[i] = (area, kind, n - take)
                 points -= take
             else:
                 lost.append((area, "city", 1))
@@ -276,7 +297,9 @@ def _split(state: GameState, cal: tuple) -> Event:
     victim = cal[1]
     faction1 = list(_filed_items(state))
     room, cities = _room(state, victim, tuple(faction1))
-    faction2 = [(a, "tokens", k) for a, k in room.items()] + [(a, "city", 1) for a in cities]
+    towns, _ = _room(state, victim, tuple(faction1), "towns")
+    faction2 = [(a, "tokens", k) for a, k in room.items()] + [(a, "towns", k) for a, k in towns.items()]
+    faction2 += [(a, "city", 1) for a in cities]
     base = {"calamity": NAME, "victim": victim, "beneficiary": _beneficiary(state), "next": DONE}
     if not faction2 or not faction1:
         return Event("CivilWarAverted", base | {"reason": "no-faction-2" if not faction2 else "no-faction-1"}, ("seed 003: 9", "§30.41"))
@@ -369,10 +392,10 @@ def _handover(state: GameState, cal: tuple) -> Event:
             put = min(left, stock[x])
             if put:
                 stock[x] -= put
-                moves.append({"area": area, "what": "tokens", "count": put, "to": x})
+                moves.append({"area": area, "what": what, "count": put, "to": x})
                 left -= put
         if left:
-            moves.append({"area": area, "what": "tokens", "count": left, "to": None})
+            moves.append({"area": area, "what": what, "count": left, "to": None})
     data = {"calamity": NAME, "victim": victim, "beneficiary": first, "kept": state.filed.get("kept", (0,))[0],
             "moves": moves, "next": DONE}
     return Event("CivilWarFought", data, ("seed 003: 9", "§30.41", "§30.415", "D-1", "D-6"))
@@ -488,7 +511,7 @@ def _remove(state: GameState, nation: str, area: str, what: str, n: int) -> Game
     a = state.area(area)
     if what == "city":
         return state.with_area(area, replace(a, city=None))
-    state = state.with_area(area, a.add_tokens(nation, -n))
+    state = state.with_area(area, a.add_towns(nation, -n) if what == "towns" else a.add_tokens(nation, -n))
     v = state.nations[nation]
     return state.with_nation(replace(v, stock=v.stock + n))
 
@@ -523,7 +546,8 @@ def apply_fought(state: GameState, data: dict[str, Any]) -> GameState:
             if m["area"] not in gained:
                 gained.append(m["area"])
         else:
-            state = state.with_area(m["area"], a.add_tokens(to, m["count"]))
+            units = a.add_towns(to, m["count"]) if m["what"] == "towns" else a.add_tokens(to, m["count"])
+            state = state.with_area(m["area"], units)
             v = state.nations[to]
             state = state.with_nation(replace(v, stock=v.stock - m["count"]))
     return replace(_clear(state), step=str(data["next"]), gained_this_turn=tuple(gained))

@@ -15,7 +15,8 @@ AVERTED_BECAUSE = {
 
 
 def units_text(units: list) -> str:
-    return ", ".join(f"{a} {n}" if w == "tokens" else f"{a} city" for a, w, n in units) or "nothing"
+    return ", ".join(f"{a} {n}" if w == "tokens" else f"{a} {n} towns" if w == "towns" else f"{a} city"
+                     for a, w, n in units) or "nothing"
 
 
 def tell_units(state: GameState, event: Event, viewer: str) -> str:
@@ -28,7 +29,8 @@ def tell_fought(state: GameState, event: Event, viewer: str) -> str:
     d = event.data
     parts = []
     for m in d["moves"]:
-        what = "the city" if m["what"] == "city" else f"{m['count']} token{'s' if m['count'] != 1 else ''}"
+        noun = "town" if m["what"] == "towns" else "token"
+        what = "the city" if m["what"] == "city" else f"{m['count']} {noun}{'s' if m['count'] != 1 else ''}"
         parts.append(f"{what} in {m['area']} " + (f"to {m['to']}" if m["to"] else "eliminated (no stock left)"))
     kept = f"{d['victim']} kept faction {d['kept']}; " if d.get("kept") else ""
     return f"Civil War ({d['victim']}) with beneficiary {d['beneficiary']}: {kept}" + ("; ".join(parts) or "nothing changes sides") + "."
