@@ -42,6 +42,9 @@ REQUIRED: dict[str, list[str]] = {
     "7. Trade": ["seed 003: 7", "NT-6"],
     "12. Civilization advances": ["seed 003: 12"],
     "13. A.S.T. alteration and the end of the game": ["seed 003: 13", "D-11"],
+    "Small Cities variant (seed 000, RULINGS.md §4.1)": [
+        *(f"SC-{n}" for n in range(1, 20)), *(f"Q-SC{n}" for n in range(1, 15)),
+    ],
     "No-Trading variant (seed 004, RULINGS.md §4.2)": [
         *(f"NT-{n}" for n in range(1, 18)), *(f"Q-NT{n}" for n in range(1, 14)),
     ],
@@ -59,6 +62,8 @@ UNIT_TESTS: dict[str, list[str]] = {
     "Q-S12": ["tests/rules/test_conflict.py (order of CityAttacksFound)"],
     "D-8": ["tests/rules/test_trade_cards.py::test_d8_seed_every_view_shows_the_card_count",
             "tests/rules/test_trade_cards.py::test_d8_1991_others_see_only_the_count_kept_after_12b"],
+    "SC-18": ["tests/rules/test_small_cities.py::test_sc18_towns_score_nothing_at_the_end",
+              "tests/rules/test_small_cities.py::test_sc18_no_trading_exemption_counts_cities_only"],
     "D-22": ["tests/rules/test_trade_cards.py::test_restack_puts_returned_cards_under_with_the_non_tradable_calamity_at_the_very_bottom"],
 }
 
