@@ -148,7 +148,7 @@ BOARD_MEANINGS: dict[str, str] = {
 
 
 #: Variants the engine does not play yet: refused at creation rather than silently ignored.
-NOT_YET_PLAYED = ("variant-small-cities",)
+NOT_YET_PLAYED: tuple[str, ...] = ()
 _FIELDS = {f.metadata["key"]: f for f in fields(Options) if "key" in f.metadata}
 
 

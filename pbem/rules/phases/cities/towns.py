@@ -111,11 +111,18 @@ def _outcome(state: GameState, nation: str, orders: list[tuple[str, int, int]], 
     arch_cities = int(arch_city)
     for area in sorted(towns):
         if towns[area] >= TOWNS_TO_CITY and room > 0 and not (area in arch_areas and arch_cities >= 1):
-            cities.append({"area": area, "towns": towns[area], "others": dict(state.area(area).towns.without(nation))})
+            here = state.area(area)
+            tokens = dict(here.tokens)  # a city clears every token in its area, as any city built (D-20)
+            tokens[nation] = tokens.get(nation, 0) - sum(m["from_board"] for m in made if m["area"] == area)
+            cities.append({"area": area, "towns": towns[area], "others": dict(here.towns.without(nation)),
+                           "tokens": {o: n for o, n in tokens.items() if n > 0}})
             room -= 1
             arch_cities += area in arch_areas
-        elif towns[area] > MOST_TOWNS:
-            capped.append({"area": area, "to_stock": towns[area] - MOST_TOWNS})
+        else:  # five towns at most in an area, whoever owns them: his extra ones go (SC-5)
+            others = sum(state.area(area).towns.without(nation).values())
+            extra = min(towns[area], towns[area] + others - MOST_TOWNS)
+            if extra > 0:
+                capped.append({"area": area, "to_stock": extra})
     return {"nation": nation, "made": made, "cities": cities, "capped": capped, "skipped": skipped}
 
 
@@ -201,10 +208,11 @@ def apply_towns_built(state: GameState, data: dict[str, Any]) -> GameState:
     built = state.built_this_turn
     for c in data["cities"]:  # six towns or more become a city (SC-2): towns to stock, others' towns too (SC-5)
         area = state.area(c["area"])
-        stock += area.towns.get(nation, 0)
-        for owner, count in c["others"].items():
-            state = state.with_nation(replace(state.nations[owner], stock=state.nations[owner].stock + count))
-        state = state.with_area(c["area"], replace(area, city=nation, towns=FrozenMap()))
+        stock += area.towns.get(nation, 0) + c.get("tokens", {}).get(nation, 0)
+        for owner, count in [*c["others"].items(), *((o, n) for o, n in c.get("tokens", {}).items() if o != nation)]:
+            if owner in state.nations:
+                state = state.with_nation(replace(state.nations[owner], stock=state.nations[owner].stock + count))
+        state = state.with_area(c["area"], replace(area, city=nation, towns=FrozenMap(), tokens=FrozenMap()))
         built = built + (c["area"],)
     for c in data["capped"]:  # no more than five towns in an area (SC-5)
         state = state.with_area(c["area"], state.area(c["area"]).add_towns(nation, -c["to_stock"]))
@@ -221,9 +229,11 @@ def tell_towns_built(state: GameState, event: Event, viewer: str) -> str:
         parts.append(f"{m['towns']} town{'s' if m['towns'] != 1 else ''} in {m['area']}{extra}")
     text = f"{d['nation']} made " + "; ".join(parts) + "." if parts else f"{d['nation']} made no town."
     for c in d["cities"]:
-        text += f" Its {c['towns']} towns in {c['area']} became a city (SC-2)."
+        text += f" Its {c['towns']} towns in {c['area']} became a city (SC-2)"
+        cleared = ", ".join(f"{o} {n}" for o, n in c.get("tokens", {}).items())
+        text += f"; the tokens there went to stock ({cleared})." if cleared else "."
     for c in d["capped"]:
-        text += f" {c['to_stock']} of its towns in {c['area']} went to stock: five at most stay (SC-5)."
+        text += f" {c['to_stock']} of its towns in {c['area']} went to stock: an area holds five towns at most (SC-5)."
     for s in d["skipped"]:
         text += f" No towns in {s['area']}: {s['why']}."
     return text
