@@ -61,6 +61,7 @@ def standing(state: GameState, nation: str) -> float:
         + 100 * n.ast_position
         + sum(1 for _ in n.civ_cards) * 40
         + 2 * state.tokens_on_board(nation)
+        + 3 * state.towns_on_board(nation)  # Small Cities: a town pays tax and draws cards, but never grows
         + n.treasury
         + 3 * len(n.hand)
     )

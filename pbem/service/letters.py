@@ -41,7 +41,12 @@ VARIANT_NOTES = {
         "need not roll; send VOLUNTEER to roll anyway."
     ),
     "Small Cities": (
-        "Small Cities (seed 000): you may turn tokens into towns; six towns in one area become a city."
+        "Small Cities (seed 000): in phase 5 you may turn tokens into towns (TOWN Memphis 2, then DONE): one "
+        "token a town on a city site, two elsewhere. Six of your towns in an area become a city; an area holds "
+        "five at most, never beside a city. Towns pay tax (1 per 3 towns at rate 2), draw a card per six, "
+        "fight and pay calamity losses like tokens, but never move, grow nor count in the census. Towns above "
+        "an area's limit need a token per two. An attack on your city breaks it into 6 towns, and it stands "
+        "again if six survive."
     ),
 }
 
@@ -105,6 +110,7 @@ class Letters:
             "phase": phase_title(state, state.phase),
             "chain_head": chain_head[:16],
             "variants": variants_in_force(state),
+            "span": False,  # a report covering several phases says so in its phase line
         }
 
     def start(self, state: GameState, chain_head: str, secrets: dict[int, str]) -> None:
@@ -215,6 +221,7 @@ class Letters:
                 until = phase_title(after, after.phase)
                 began = f"turn {since.turn}, {span['phase']}" if since.turn else span["phase"]
                 span["phase"] = f"{began} to turn {after.turn}, {until}"
+                span["span"] = True  # the phase line already names its turns
             self._post(
                 "report",
                 after,

@@ -186,10 +186,11 @@ def test_rules_options_lists_every_option_with_its_default_and_meaning(tmp_path)
     assert one.returncode == 0 and "beneficiary-rule (D-1)" in out(one)
 
 
-def test_a_variant_not_played_yet_is_refused_and_no_trading_is_created(db_url, tmp_path):
+def test_both_variants_are_created_and_a_clash_of_options_is_refused(db_url, tmp_path):
     players = ("--player", "A:a@x.org", "--player", "B:b@x.org", "--player", "C:c@x.org")
-    refused = pbem(db_url, "game", "create", "g3", *players, "--option", "variant-small-cities=on", cwd=tmp_path)
-    assert refused.returncode == 2 and "not played by this engine yet" in out(refused)
+    small = pbem(db_url, "game", "create", "g2", *players, "--option", "variant-small-cities=on", cwd=tmp_path)
+    assert small.returncode == 0, out(small)
+    assert json.loads(pbem(db_url, "state", "g2", "--json", cwd=tmp_path).stdout)["variants"] == ["Small Cities"]
     clash = pbem(db_url, "game", "create", "g3", *players, "--option", "variant-no-trading=on",
                  "--option", "primary-calamity-limit=2", cwd=tmp_path)
     assert clash.returncode == 2 and "primary-calamity-limit must be none with variant-no-trading=on" in out(clash)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import email
 import json
+import re
 import mailbox
 import shutil
 import subprocess
@@ -74,6 +75,39 @@ def test_a_no_trading_game_by_mail_draws_buys_pays_and_limits_money_cards(tmp_pa
     everyone = [t for name in ("alice", "bruno", "chen") for _, t in _letters(out / "mail" / f"{name}@players.example")]
     assert any("money cards of your highest type" in text for text in everyone)
     assert any("money cards you pay with" in text for text in everyone)
+
+    verified = subprocess.run([sys.executable, "-m", "pbem.cli", "--db", url, "verify", "demo"],
+                              capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert "re-derivation ok" in verified.stdout
+
+
+def test_a_small_cities_game_by_mail_makes_towns_and_says_so(tmp_path):
+    out = tmp_path / "game"
+    played = subprocess.run(
+        [sys.executable, "-m", "pbem.cli", "demo", "--out", str(out), "--players", "3", "--turns", "10",
+         "--bots", "planner", "--option", "variant-small-cities=on", "--option", "last-turn=10", "--seed", "sc"],
+        capture_output=True, text=True, timeout=600, cwd=tmp_path,
+    )
+    assert played.returncode == 0, played.stdout[-3000:] + played.stderr[-3000:]
+    url = f"sqlite:///{out / 'pbem.sqlite'}"
+    with UnitOfWork(make_engine(url)) as uow:
+        events = list(uow.events.read("demo"))
+    made = [m for e in events if e.type == "TownsBuilt" for m in e.payload["made"]]
+    assert made, "no town was made"
+    assert any(e.type == "TaxCollected" and "SC-12" in e.payload["cites"] for e in events)
+
+    letters = _letters(out / "mail" / "alice@players.example")
+    (start,) = [text for subject, text in letters if "A new game" in subject or "is starting" in text]
+    assert "It plays the Small Cities variant" in start and "(TOWN Memphis 2, then DONE)" in " ".join(start.split())
+    assert all(len(line) <= 100 for line in start.splitlines())
+    reports = [text for subject, text in letters if subject.startswith("[demo] Report")]
+    assert reports and all("(Small Cities variant)" in text.splitlines()[0] for text in reports)
+    assert not any(re.search(r"Turn \d+, turn", text.splitlines()[0]) for text in reports)  # the span names its turns once
+    assert any(re.search(r": Turn 1, 5\. City construction to turn 2, ", text.splitlines()[0]) for text in reports)
+    everyone = [t for name in ("alice", "bruno", "chen") for _, t in _letters(out / "mail" / f"{name}@players.example")]
+    assert any("City construction (Small Cities)" in text and "TOWN" in text for text in everyone)
+    assert any(" made " in text and "town" in text for text in everyone)
 
     verified = subprocess.run([sys.executable, "-m", "pbem.cli", "--db", url, "verify", "demo"],
                               capture_output=True, text=True, timeout=300, cwd=tmp_path)
