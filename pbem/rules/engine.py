@@ -42,8 +42,10 @@ from pbem.rules.ruleset.options import options_of
 
 #: Recorded in every event's metadata and every snapshot, so a log says which
 #: engine ruled it. 0.3.0 reshaped the rules package into layers without
-#: changing a ruling: logs of 0.2.0 re-derive unchanged (tests/audit).
-ENGINE_VERSION = "0.3.0"
+#: changing a ruling: logs of 0.2.0 re-derive unchanged (tests/audit). 0.4.0
+#: plays the two variants, No-Trading and Small Cities; games without them
+#: are ruled as before.
+ENGINE_VERSION = "0.4.0"
 
 #: Every phase the engine can play, by phase id, in the order of the turn. A
 #: phase of the turn that is not here is begun and then waits: the engine

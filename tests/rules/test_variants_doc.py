@@ -21,8 +21,9 @@ def _examples() -> list[tuple[str, str]]:
     return found
 
 
-def test_the_page_has_an_example_prompt_of_no_trading():
+def test_the_page_has_example_prompts_of_both_variants():
     assert any("No-Trading variant" in example for _, example in _examples())
+    assert any("Small Cities variant" in example for _, example in _examples())
 
 
 def test_every_example_prompt_is_what_the_engine_asks_in_that_position():
@@ -33,6 +34,7 @@ def test_every_example_prompt_is_what_the_engine_asks_in_that_position():
         lines = example.splitlines()
         assert lines[0].split(": ", 1)[1] == f"{prompt.question} If no orders arrive in time: {prompt.default}.", case_file
         shown = lines[lines.index("YOUR CHOICES") + 1:]
-        assert [c.strip() for c in shown[: len(prompt.choices)]] == list(prompt.choices), case_file
+        written = [c.replace("\n", " / ") for c in prompt.choices]  # as the letters write a choice of several lines
+        assert [c.strip() for c in shown[: len(prompt.choices)]] == written, case_file
         situation = lines[lines.index("YOUR POSITION") + 1: lines.index("YOUR CHOICES") - 1]
         assert [s.strip() for s in situation] == list(prompt.situation), case_file

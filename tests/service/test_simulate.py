@@ -61,3 +61,15 @@ def test_no_trading_bot_games_run_to_the_turn_limit(players, strategy):
                        miss=0.1, strategy=strategy)
     assert summary.problems == [], summary.problems
     assert summary.winner is not None and summary.turns_played == 12
+
+
+@pytest.mark.parametrize(("players", "strategy", "options"), [
+    (3, "planner", {"variant-small-cities": "on"}),
+    (5, "random", {"variant-small-cities": "on"}),
+    (4, "greedy", {"variant-small-cities": "on", "variant-no-trading": "on"}),
+])
+def test_small_cities_bot_games_run_to_the_turn_limit(players, strategy, options):
+    """Small Cities (seed 000), alone and with No-Trading, through the service layer: every invariant, a winner."""
+    summary = simulate(players, 14, f"sc{players}", options={**options, "last-turn": "12"}, miss=0.1, strategy=strategy)
+    assert summary.problems == [], summary.problems
+    assert summary.winner is not None and summary.turns_played == 12
