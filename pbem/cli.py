@@ -148,12 +148,14 @@ def state(ctx: Context, game_id: str, viewer: str, at: int | None, as_json: bool
     click.echo(f"{data['game']}  version {data['version']}  turn {data['turn']}  phase {data['phase']}")
     for who, p in data["pending"].items():
         click.echo(f"  waiting for {who}: {p['question']}")
+    small = "Small Cities" in data.get("variants", [])
     for name, n in data["nations"].items():
-        click.echo(f"  {name:<8} {n['player']:<12} stock {n['stock']:>2}  treasury {n['treasury']:>2}  tokens {n['tokens_on_board']:>2}  cities {n['cities_on_board']}")
+        towns = f"  towns {n['towns_on_board']:>2}" if small else ""
+        click.echo(f"  {name:<8} {n['player']:<12} stock {n['stock']:>2}  treasury {n['treasury']:>2}  tokens {n['tokens_on_board']:>2}{towns}  cities {n['cities_on_board']}")
     for name, a in data["areas"].items():
-        if a["tokens"] or a["city"]:
-            tokens = ", ".join(f"{k} {v}" for k, v in a["tokens"].items())
-            click.echo(f"  {name}: {tokens}" + (f"; city of {a['city']}" if a["city"] else ""))
+        if a["tokens"] or a["city"] or a.get("towns"):
+            units = [f"{k} {v}" for k, v in a["tokens"].items()] + [f"{k} {v} towns" for k, v in a.get("towns", {}).items()]
+            click.echo(f"  {name}: {', '.join(units)}" + (f"; city of {a['city']}" if a["city"] else ""))
 
 
 @main.command()

@@ -51,6 +51,16 @@ VARIANT_NOTES = {
 }
 
 
+def _units_line(state: GameState, nation: str) -> str:
+    """A nation's tokens (and towns, under Small Cities) area by area, as a report lists them."""
+    parts = []
+    for name, area in state.areas.items():
+        tokens, towns = area.tokens.get(nation, 0), area.towns.get(nation, 0)
+        if tokens or towns:
+            parts.append(f"{name} ({tokens}" + (f", {towns} town{'s' if towns != 1 else ''}" if towns else "") + ")")
+    return ", ".join(parts)
+
+
 @dataclass
 class Letters:
     """Builds outbox rows for one game within one unit of work."""
@@ -208,12 +218,7 @@ class Letters:
                 if text:
                     happened.append({"text": text, "cites": list(event.cites)})
                 state = apply(state, event)
-            position = [
-                f"{p.name} plays {p.nation}: "
-                + ", ".join(f"{a} ({area.tokens[p.nation]})" for a, area in after.areas.items() if p.nation in area.tokens)
-                for p in after.players
-                if p.nation
-            ]
+            position = [f"{p.name} plays {p.nation}: " + _units_line(after, p.nation) for p in after.players if p.nation]
             span = self._common(since, chain_head)
             ended = next((e for e in events if e.type == "GameEnded"), None)
             span["result"] = f"{ended.data['winner']} wins" if ended is not None else ""

@@ -73,3 +73,10 @@ def test_the_towns_that_stand_after_barbarians_stay_on_the_board():
     after = _apply_clash(state, clash(state, "Sinai", 3, "Egypt"))
     assert after.area("Sinai").towns == {"Egypt": 3} and not after.area("Sinai").tokens
     assert after.nations["Egypt"].stock == state.nations["Egypt"].stock + 2
+
+
+def test_the_movement_prompt_shows_the_towns_that_stay():
+    state = position({"players": 6, "phase": "movement", "step": "moves", "options": SMALL, "nations": {"Egypt": {}},
+                      "areas": {"Thebes": {"tokens": {"Egypt": 1}, "towns": {"Egypt": 3}}}})
+    state = E.fold(state, E.resume(state, Draws("move")))
+    assert "Your towns, which never move: Thebes 3." in E.pending(state)["egypt"].situation

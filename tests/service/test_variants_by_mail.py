@@ -108,6 +108,16 @@ def test_a_small_cities_game_by_mail_makes_towns_and_says_so(tmp_path):
     everyone = [t for name in ("alice", "bruno", "chen") for _, t in _letters(out / "mail" / f"{name}@players.example")]
     assert any("City construction (Small Cities)" in text and "TOWN" in text for text in everyone)
     assert any(" made " in text and "town" in text for text in everyone)
+    assert any(re.search(r"\(\d+, \d+ towns?\)", text) for text in reports)  # the position lists towns by area
+
+    shown = subprocess.run([sys.executable, "-m", "pbem.cli", "--db", url, "state", "demo"],
+                           capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert shown.returncode == 0 and " towns " in shown.stdout, shown.stdout + shown.stderr
+    as_json = json.loads(subprocess.run([sys.executable, "-m", "pbem.cli", "--db", url, "state", "demo", "--json"],
+                                        capture_output=True, text=True, timeout=300, cwd=tmp_path).stdout)
+    assert all("towns" in area for area in as_json["areas"].values())
+    assert sum(n["towns_on_board"] for n in as_json["nations"].values()) == sum(
+        sum(area["towns"].values()) for area in as_json["areas"].values())
 
     verified = subprocess.run([sys.executable, "-m", "pbem.cli", "--db", url, "verify", "demo"],
                               capture_output=True, text=True, timeout=300, cwd=tmp_path)

@@ -291,6 +291,8 @@ def settle(state: GameState, draws: Draws) -> list[Event]:
 
 def _tell_collected(state: GameState, event: Event, viewer: str) -> str:
     parts = [f"{n} paid {p}" for n, p in event.data["paid"].items()]
+    if options_of(state).small_cities:  # what each paid for: cities and towns (SC-12)
+        parts = [f"{part} ({len(_cities(state, n))} cities, {_towns(state, n)} towns)" for part, n in zip(parts, event.data["paid"])]
     text = "Tax: " + (", ".join(parts) if parts else "nobody has a city, nobody pays") + "."
     for s in event.data["shortfalls"]:
         if s.get("levy"):

@@ -84,6 +84,9 @@ def move_prompt(state: GameState, nation: str) -> Prompt:
         "Your ships that may sail: " + (", ".join(f"{a} {c}" for a, c in ships.items()) or "none") + ".",
         "Order of movement: " + ", ".join(order) + ".",
     ]
+    towns = {a: here.towns[nation] for a, here in sorted(state.areas.items()) if here.towns.get(nation)}
+    if towns:  # Small Cities: shown so the player knows what stays (SC-14)
+        situation.insert(1, "Your towns, which never move: " + ", ".join(f"{a} {c}" for a, c in towns.items()) + ".")
     if cards:
         situation.append("Your cards that matter here: " + ", ".join(cards) + ".")
     example = next(iter(tokens), None)
