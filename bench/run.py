@@ -24,6 +24,7 @@ from pbem.service.games import NewPlayer, create_game
 from pbem.service.inbound import ingest
 from pbem.service.projector import to_event
 from pbem.service.settings import Settings
+from pbem.service.simulate import simulate
 from pbem.store.database import ensure_schema, make_engine
 from pbem.store.events import NewEvent
 from pbem.store.unit_of_work import UnitOfWork
@@ -84,10 +85,34 @@ def bench_mail(tmp: Path, n: int, secret: bool = False) -> float:
     return took
 
 
+VARIANTS = {
+    "base": {},
+    "No-Trading": {"variant-no-trading": "on"},
+    "Small Cities": {"variant-small-cities": "on"},
+    "both": {"variant-no-trading": "on", "variant-small-cities": "on"},
+}
+
+
+def bench_variant_replay(tmp: Path, repeats: int) -> dict[str, float]:
+    """Seconds per event to fold, from zero, a 6-player 8-turn bot game of each variant (the base game included)."""
+    out = {}
+    for name, options in VARIANTS.items():
+        url = f"sqlite:///{tmp / f'variant{time.monotonic_ns()}.sqlite'}"
+        simulate(6, 8, "bench-variant", options={**options, "last-turn": "8"}, miss=0.2, db_url=url, strategy="greedy")
+        db = make_engine(url)
+        with UnitOfWork(db) as uow:
+            game = uow.events.all_games()[0]
+            events = [to_event(r) for r in uow.events.read(game)]
+        db.dispose()
+        start = time.perf_counter()
+        for _ in range(repeats):
+            E.fold(E.new_game(game), events)
+        out[name] = (time.perf_counter() - start) / repeats / len(events)
+    return out
+
+
 def bench_replay(tmp: Path, repeats: int) -> tuple[float, float, int]:
     """Seconds to fold a simulated game's log from zero, and to decode a snapshot of its end."""
-    from pbem.service.simulate import simulate
-
     url = f"sqlite:///{tmp / f'replay{time.monotonic_ns()}.sqlite'}"
     simulate(8, 3, "bench-replay", miss=0.2, db_url=url)
     db = make_engine(url)
@@ -112,6 +137,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     appends, mails, secret_mails, folds, decodes = [], [], [], [], []
+    variants: dict[str, list[float]] = {name: [] for name in VARIANTS}
     n_events = 0
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(args.rounds):
@@ -121,12 +147,17 @@ def main() -> None:
             fold, decode, n_events = bench_replay(Path(tmp), 20)
             folds.append(fold)
             decodes.append(decode)
+            for name, took in bench_variant_replay(Path(tmp), 5).items():
+                variants[name].append(took)
     med = statistics.median
     print(f"append, one event per transaction (SQLite, WAL, synchronous=FULL): median {med(appends) * 1e3:.2f} ms/event")
     print(f"inbound reply (token), stored to acknowledged (SQLite): median {med(mails) * 1e3:.1f} ms/message ({1 / med(mails):.0f} messages/s)")
     print(f"inbound fresh mail with SECRET (one scrypt check): median {med(secret_mails) * 1e3:.1f} ms/message (ratio to a reply {med(secret_mails) / med(mails):.1f})")
     print(f"replay from zero of a {n_events}-event simulated game: median {med(folds) * 1e3:.2f} ms ({n_events / med(folds):.0f} events/s)")
     print(f"snapshot decode of the same game's end state: median {med(decodes) * 1e3:.2f} ms (replay/snapshot ratio {med(folds) / med(decodes):.1f})")
+    base = med(variants["base"])
+    for name, times in variants.items():
+        print(f"replay per event, 6 players, 8 turns, {name}: median {med(times) * 1e6:.1f} us (ratio to the base game {med(times) / base:.2f})")
 
 
 if __name__ == "__main__":
