@@ -19,7 +19,7 @@ import email.utils
 import hashlib
 import re
 from dataclasses import dataclass, field
-from email.parser import BytesParser
+from email.parser import BytesHeaderParser, BytesParser
 
 from pbem.mail.html_text import html_to_text
 from pbem.mail.order_text import extract_order_text
@@ -84,7 +84,10 @@ class _Headers:
     @property
     def compat(self) -> email.message.Message:
         if self._compat is None:
-            self._compat = BytesParser(policy=email.policy.compat32).parsebytes(self._raw)
+            try:
+                self._compat = BytesParser(policy=email.policy.compat32).parsebytes(self._raw)
+            except RecursionError:  # nested too deeply: its headers are all that can be read
+                self._compat = BytesHeaderParser(policy=email.policy.compat32).parsebytes(self._raw)
         return self._compat
 
     def text(self, name: str) -> str | None:
@@ -230,10 +233,18 @@ _CHARSET_ALIASES = {
 }
 
 
+# Codecs Python knows that are no character set of mail text: they fail on
+# ordinary bytes or refuse errors="replace" (a message declaring one crashed
+# the parser). Such a declaration is treated as unknown.
+_NOT_MAIL_CHARSETS = frozenset({"punycode", "idna", "raw_unicode_escape", "unicode_escape", "undefined"})
+
+
 def _decode_bytes(data: bytes, charset: str | None) -> tuple[str, str | None]:
     """Decode, never failing.  Returns (text, problem or None)."""
     name = (charset or "").strip().strip('"').lower()
     name = _CHARSET_ALIASES.get(name, name)
+    if name.replace("-", "_") in _NOT_MAIL_CHARSETS:
+        name = "x-not-a-charset"
     if name in ("", "us-ascii", "ascii", "utf-8", "utf8"):
         # Undeclared or claimed ASCII: UTF-8 if it is valid, else Windows-1252.
         try:
@@ -244,17 +255,35 @@ def _decode_bytes(data: bytes, charset: str | None) -> tuple[str, str | None]:
                         "Some characters could not be decoded and were replaced by \ufffd.")
             return data.decode("cp1252", errors="replace"), None
     try:
-        codecs.lookup(name)
+        if not codecs.lookup(name)._is_text_encoding:  # base64_codec, rot13 and the like
+            raise LookupError(name)
     except LookupError:
         return (data.decode("utf-8", errors="replace"),
                 f"The message declared an unknown character set ({charset}); it was read as UTF-8.")
     try:
         return data.decode(name), None
+    except Exception:
+        try:
+            return (data.decode(name, errors="replace"),
+                    "Some characters could not be decoded and were replaced by \ufffd.")
+        except Exception:  # a codec that cannot replace: read as UTF-8
+            return (data.decode("utf-8", errors="replace"),
+                    "Some characters could not be decoded and were replaced by \ufffd.")
+
+
+def _unescape(value: str) -> str:
+    """A header value with raw 8-bit bytes (kept by the parser as surrogates) read as UTF-8, else Windows-1252.
+
+    Surrogates must never leave the parser: encoding them later (the store,
+    an acknowledgement) raised.
+    """
+    if not any("\udc80" <= ch <= "\udcff" for ch in value):
+        return value
+    data = value.encode("utf-8", errors="surrogateescape")
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError:
-        return (data.decode(name, errors="replace"),
-                "Some characters could not be decoded and were replaced by \ufffd.")
-    except Exception:  # broken codec implementations
-        return data.decode("utf-8", errors="replace"), None
+        return data.decode("cp1252", errors="replace")
 
 
 # --------------------------------------------------------------------------
@@ -383,9 +412,18 @@ def _collect(part: email.message.Message, acc: _Collected) -> None:
 # --------------------------------------------------------------------------
 # the entry point
 
+#: More MIME parts than any mail client writes: such a message is read for its headers only,
+#: since the standard parser recurses once per level and a deep enough nesting exhausts the stack.
+MAX_MIME_PARTS = 200
+
+
 def _parse(raw: bytes) -> email.message.Message:
+    if raw.lower().count(b"boundary=") > MAX_MIME_PARTS:
+        return BytesHeaderParser(policy=email.policy.compat32).parsebytes(raw)
     try:
         return BytesParser(policy=email.policy.default).parsebytes(raw)
+    except RecursionError:
+        return BytesHeaderParser(policy=email.policy.compat32).parsebytes(raw)
     except Exception:
         return BytesParser(policy=email.policy.compat32).parsebytes(raw)
 
@@ -425,33 +463,38 @@ def parse_message(raw: bytes, *, max_bytes: int = 1_000_000) -> InboundMail:
         raise MailRejected(
             "The message has no From address, so it cannot be attributed to a player."
         )
-    from_name, from_addr = senders[0]
-    from_addr = from_addr.lower()
+    from_name, from_addr = _unescape(senders[0][0]), _unescape(senders[0][1]).lower()
 
-    reply_tos = [a for _, a in headers.addresses("Reply-To") if "@" in a]
+    reply_tos = [_unescape(a) for _, a in headers.addresses("Reply-To") if "@" in a]
     reply_to = reply_tos[0].lower() if reply_tos else None
 
     to_addrs: list[str] = []
     for name in ("To", "Cc"):
         for _, addr in headers.addresses(name):
-            addr = addr.lower()
+            addr = _unescape(addr).lower()
             if addr and addr not in to_addrs:
                 to_addrs.append(addr)
 
-    ids = _message_ids(headers.raw_text("Message-ID"))
+    ids = [_unescape(i) for i in _message_ids(headers.raw_text("Message-ID"))]
     message_id = ids[0] if ids else "sha256:" + hashlib.sha256(raw).hexdigest()
-    in_reply_to_ids = _message_ids(headers.raw_text("In-Reply-To"))
+    in_reply_to_ids = [_unescape(i) for i in _message_ids(headers.raw_text("In-Reply-To"))]
     in_reply_to = in_reply_to_ids[0] if in_reply_to_ids else None
-    references = _message_ids(headers.raw_text("References"))
+    references = [_unescape(i) for i in _message_ids(headers.raw_text("References"))]
 
-    subject = headers.text("Subject") or ""
+    subject = _unescape(headers.text("Subject") or "")
 
     acc = _Collected()
-    try:
-        _collect(msg, acc)
-    except Exception:
-        acc = _Collected()
-        _collect(headers.compat, acc)
+    if raw.lower().count(b"boundary=") > MAX_MIME_PARTS:
+        acc.problems.append("The message is built of too many nested parts to read; write your orders as plain text.")
+    else:
+        try:
+            _collect(msg, acc)
+        except RecursionError:
+            acc = _Collected()
+            acc.problems.append("The message is nested too deeply to read; write your orders as plain text.")
+        except Exception:
+            acc = _Collected()
+            _collect(headers.compat, acc)
 
     problems: list[str] = []
     if acc.plain:

@@ -81,6 +81,21 @@ class _Handler:
         return status
 
 
+#: The longest line the listener reads (the message size limit still applies).
+LINE_LENGTH_LIMIT = 1_000_000
+
+
+class _LongLinesSMTP(SMTP):
+    """RFC 5321 4.5.3.1.6 lets a server take lines longer than 1,000 octets. Some clients write long
+    HTML lines; refusing them (500) would bounce a player's orders, so they are taken."""
+
+    line_length_limit = LINE_LENGTH_LIMIT
+
+
+class _LongLinesLMTP(LMTP):
+    line_length_limit = LINE_LENGTH_LIMIT
+
+
 class _Controller(Controller):
     """Threaded controller that knows LMTP and ephemeral ports."""
 
@@ -89,7 +104,7 @@ class _Controller(Controller):
         self._protocol = protocol
 
     def factory(self):
-        cls = LMTP if self._protocol == "lmtp" else SMTP
+        cls = _LongLinesLMTP if self._protocol == "lmtp" else _LongLinesSMTP
         return cls(self.handler, **self.SMTP_kwargs)
 
     def _trigger_server(self):

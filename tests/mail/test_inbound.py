@@ -393,3 +393,25 @@ def test_headers_that_break_the_default_policy_fall_back(from_value):
     assert mail.to_addrs == ["pbem+nile-1@civ.example.org"]
     assert mail.message_id.startswith("sha256:")
     assert mail.body == "PASS"
+
+
+@pytest.mark.parametrize(("name", "raw", "from_addr", "message_id"), [
+    ("raw UTF-8 in From", "From: Jürgen <jürgen@example.org>\r\nTo: pbem+g1@x.org\r\nMessage-ID: <a@b>\r\n\r\nHALT\r\n".encode(),
+     "jürgen@example.org", "a@b"),
+    ("raw UTF-8 in Message-ID", "From: j@example.org\r\nTo: pbem+g1@x.org\r\nMessage-ID: <ä@b>\r\n\r\nHALT\r\n".encode(),
+     "j@example.org", "ä@b"),
+    ("raw Latin-1 in headers", "From: J\xfcrgen <j@example.org>\r\nTo: x@y.org\r\nMessage-ID: <\xe4@b>\r\n\r\nHALT\r\n".encode("latin-1"),
+     "j@example.org", "ä@b"),
+    ("charset=punycode", b"From: j@example.org\r\nMessage-ID: <p@b>\r\nContent-Type: text/plain; charset=punycode\r\n\r\nHALT \xff\r\n",
+     "j@example.org", "p@b"),
+    ("charset=idna", b"From: j@example.org\r\nMessage-ID: <i@b>\r\nContent-Type: text/plain; charset=idna\r\n\r\nHALT \xff\r\n",
+     "j@example.org", "i@b"),
+    ("MIME nested 1,000 deep", b"From: j@example.org\r\nMessage-ID: <d@b>\r\n" + b"".join(
+        b"Content-Type: multipart/mixed; boundary=b%d\r\n\r\n--b%d\r\n" % (i, i) for i in range(1000)) + b"HALT\r\n",
+     "j@example.org", "d@b"),
+])
+def test_hostile_bytes_are_read_without_crashing_and_without_surrogates(name, raw, from_addr, message_id):
+    mail = parse_message(raw)
+    assert (mail.from_addr, mail.message_id) == (from_addr, message_id), name
+    for text in (mail.from_addr, mail.from_name, mail.message_id, mail.subject, mail.body, *mail.problems):
+        text.encode("utf-8")  # a surrogate left in any of them would raise here

@@ -315,3 +315,14 @@ def test_astart_runs_on_the_callers_loop():
 def test_bad_protocol_is_refused():
     with pytest.raises(ValueError):
         InboundServer(lambda *a: None, protocol="pop3")  # type: ignore[arg-type]
+
+
+def test_a_line_longer_than_1000_octets_is_taken(smtp_server, store):
+    """Some clients write a whole HTML paragraph on one line; refusing it (500) would bounce the orders."""
+    raw = (b"From: Alice <alice@example.org>\r\nTo: pbem+nile-1@civ.example.org\r\nSubject: orders\r\n"
+           b"Message-ID: <long@example.org>\r\nContent-Type: text/html\r\n\r\n<p>"
+           + b"x" * 5000 + b"</p><p>MOVE 2 FROM Memphis TO Thebes</p>\r\n")
+    with smtplib.SMTP("127.0.0.1", smtp_server.port) as client:
+        refused = client.sendmail("alice@example.org", ["pbem+nile-1@civ.example.org"], raw)
+    assert refused == {}
+    assert parse_message(store.rows[0][0]).body.endswith("MOVE 2 FROM Memphis TO Thebes")
