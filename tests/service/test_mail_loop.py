@@ -256,3 +256,29 @@ def test_a_crash_between_storing_and_processing_loses_nothing(world):
     name = run(scenario())
     assert any(p.nation == "Crete" for p in state_of(db).players)
     assert subjects(settings.maildir, email_of(name)).count("[g1] Orders received") == 1
+
+
+HOSTILE = {
+    "utf8-from": "From: Ann Ünal <ann@example.org>\r\nTo: pbem+g1@{domain}\r\nSubject: Grüße\r\nMessage-ID: <ü1@example.org>\r\n\r\nHELP\r\n".encode(),
+    "punycode": b"From: ann@example.org\r\nTo: pbem+g1@{domain}\r\nMessage-ID: <p1@example.org>\r\n"
+                b"Content-Type: text/plain; charset=punycode\r\n\r\nHELP \xff\r\n",
+    "deep": b"From: ann@example.org\r\nTo: pbem+g1@{domain}\r\nMessage-ID: <d1@example.org>\r\n" + b"".join(
+        b"Content-Type: multipart/mixed; boundary=b%d\r\n\r\n--b%d\r\n" % (i, i) for i in range(1000)) + b"HELP\r\n",
+}
+
+
+def test_hostile_bytes_from_a_player_are_processed_and_answered(world):
+    """Raw UTF-8 headers, a codec that is no charset, MIME 1,000 deep: each message is handled, none left failed."""
+    db, settings = world
+
+    async def scenario():
+        async with game_running(db, settings) as office:
+            for raw in HOSTILE.values():
+                send(office.port, raw.replace(b"{domain}", settings.domain.encode()), "ann@example.org",
+                     [f"pbem+g1@{settings.domain}"])
+            await office.idle()
+
+    run(scenario())
+    with UnitOfWork(db) as uow:
+        rows = [uow.inbox.get(i) for i in range(1, len(HOSTILE) + 1)]
+    assert all(r is not None and r.status != "failed" for r in rows), [r.status for r in rows if r]
