@@ -50,6 +50,7 @@ class InboundMail:
     references: list[str]
     body: str
     problems: tuple[str, ...] = field(default=())
+    senders: int = 1  # mailboxes the From header names: anything but one cannot prove who sent it
 
 
 # --------------------------------------------------------------------------
@@ -155,6 +156,38 @@ class _Headers:
                 if _ADDR_RE.match(addr):
                     result.append(("", addr))
         return result
+
+
+_ANGLE_RE = re.compile(r"<\s*([^<>\s]+@[^<>\s]+?)\s*>")
+
+
+def _from_mailboxes(raw: bytes) -> list[str]:
+    """The mailboxes every From header of the message names, each read from its angle address if it has one.
+
+    ``bob@example.org <mallory@attacker.example>`` is one mailbox, mallory's:
+    what stands before the angle address is only a display name (RFC 5322
+    name-addr). ``Bob <bob@...>, Mallory <mallory@...>`` is two.
+    """
+    try:
+        head = BytesHeaderParser(policy=email.policy.compat32).parsebytes(raw)
+        values = [_fix_8bit(str(v)) for k, v in head.raw_items() if k.lower() == "from"]
+    except Exception:
+        return []
+    out: list[str] = []
+    for value in values:
+        value = " ".join(value.split())
+        angles = _ANGLE_RE.findall(value)
+        if angles:
+            out.extend(angles)
+            continue
+        try:
+            found = [a.strip() for _, a in email.utils.getaddresses([value]) if "@" in a]
+        except Exception:
+            found = []
+        if not all(_ADDR_RE.match(a) for a in found) or not found:  # too broken to parse: pick them out by pattern
+            found = [a for a in _ADDR_SCAN_RE.findall(value) if _ADDR_RE.match(a)]
+        out.extend(found)
+    return [_unescape(a).lower() for a in out]
 
 
 _ADDR_RE = re.compile(r'^[^\s@<>()\[\],;:"\\]+@[^\s@<>()\[\],;:"\\]+$')
@@ -464,6 +497,9 @@ def parse_message(raw: bytes, *, max_bytes: int = 1_000_000) -> InboundMail:
             "The message has no From address, so it cannot be attributed to a player."
         )
     from_name, from_addr = _unescape(senders[0][0]), _unescape(senders[0][1]).lower()
+    mailboxes = _from_mailboxes(raw)
+    if len(mailboxes) == 1 and mailboxes[0] != from_addr:  # the angle address is the sender, whatever the name says
+        from_name, from_addr = (from_addr if not from_name else from_name), mailboxes[0]
 
     reply_tos = [_unescape(a) for _, a in headers.addresses("Reply-To") if "@" in a]
     reply_to = reply_tos[0].lower() if reply_tos else None
@@ -528,4 +564,5 @@ def parse_message(raw: bytes, *, max_bytes: int = 1_000_000) -> InboundMail:
         references=references,
         body=body,
         problems=tuple(problems),
+        senders=max(1, len(mailboxes)),
     )

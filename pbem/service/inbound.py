@@ -95,6 +95,21 @@ def _handle(uow: UnitOfWork, settings: Settings, row, now: datetime) -> Outcome:
     letters = _letters(uow, settings, game, now)
     known = {p.id: p for p in uow.players.list(game_id)}
     by_sender = [p for p in known.values() if p.email == mail.from_addr]
+    if mail.senders != 1:  # two mailboxes in From prove nobody: refused, and the player named by the token is told
+        if token_player in known:
+            _refuse(
+                letters,
+                {known[token_player].email},
+                game_id,
+                "Orders ignored: more than one sender",
+                [
+                    f"A message to your reply address named {mail.senders} senders in its From line; orders must come "
+                    "from one mailbox, your address of record.",
+                    "Nothing was changed. If it was you, send it again from your usual address alone.",
+                ],
+                f"senders:{mail.message_id}",
+            )
+        return Outcome("rejected", f"From names {mail.senders} mailboxes", game_id)
     player = None
     if token_player is not None and token_player in known:
         if known[token_player].email == mail.from_addr:

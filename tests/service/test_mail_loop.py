@@ -282,3 +282,28 @@ def test_hostile_bytes_from_a_player_are_processed_and_answered(world):
     with UnitOfWork(db) as uow:
         rows = [uow.inbox.get(i) for i in range(1, len(HOSTILE) + 1)]
     assert all(r is not None and r.status != "failed" for r in rows), [r.status for r in rows if r]
+
+
+def test_a_from_line_is_read_by_its_angle_address_and_two_senders_prove_nobody(world):
+    """`bob@... <mallory@...>` is mallory's mail; `Ann <ann@...>, Mallory <mallory@...>` is two senders: with the
+    player's own reply token, both are refused, change nothing, and only the player hears of it."""
+    db, settings = world
+
+    async def scenario():
+        async with game_running(db, settings) as office:
+            name = current(db)
+            prompt = latest(settings.maildir, email_of(name), "your orders")
+            version = state_of(db).version
+            for sender in (f"{email_of(name)} <mallory@evil.example>",
+                           f"{name} <{email_of(name)}>, Mallory <mallory@evil.example>"):
+                forged = reply_to_prompt(prompt, email_of(name), "NATION Crete")
+                forged.replace_header("From", sender)
+                send(office.port, forged, email_of(name), [str(prompt["Reply-To"])])
+            await office.idle()
+            return name, version
+
+    name, version = run(scenario())
+    assert state_of(db).version == version
+    assert letters(settings.maildir, "mallory@evil.example") == []
+    notices = [s for s in subjects(settings.maildir, email_of(name)) if "ignored" in s]
+    assert len(notices) == 2 and any("more than one sender" in s for s in notices)
