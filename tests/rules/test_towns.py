@@ -116,3 +116,16 @@ def test_orders_stay_secret_and_the_outcome_is_told():
     built = next(e for e in events if e.type == "TownsBuilt")
     assert describe_event(state, built) == "Egypt made 3 towns in Memphis."
     assert "SC-1" in built.cites
+
+
+def test_after_each_line_on_file_every_choice_offered_is_still_accepted():
+    """The prompt after BUILD or TOWN lines on file offers only what the treasury, the Architecture caps and
+    the areas still allow (a second line from the first prompt's choices could be refused before)."""
+    nations = {"Egypt": {"treasury": 10, "civ_cards": ["Architecture"]}, "Babylon": {}}
+    areas = {"Memphis": {"tokens": {"Egypt": 3}}, "Thebes": {"tokens": {"Egypt": 3}}, "Sinai": {"tokens": {"Egypt": 4}},
+             "Susa": {"tokens": {"Babylon": 6}}}
+    for first in ("BUILD Thebes TREASURY 3", "TOWN Memphis 2 TREASURY 2", "TOWN Memphis 3 TREASURY 3", "TOWN Sinai 1"):
+        state, _ = send(game(areas, nations), first)
+        prompt = E.pending(state)["egypt"]
+        for choice in prompt.choices:
+            send(state, choice)  # raises Rejection if the engine refuses an offered line

@@ -79,6 +79,7 @@ from pbem.rules.phases.cities.towns import (
     has_architecture,
     sites_left,
     tell_towns_built,
+    towns_treasury,
     tokens_per_town,
     town_line,
     town_sites,
@@ -126,17 +127,29 @@ def _build_choices(state: GameState, nation: str) -> tuple[str, ...]:
     return tuple(lines[: MAX_CHOICES - 1]) + ("DONE",)
 
 
-def _town_choices(state: GameState, nation: str) -> list[str]:
-    """Town lines: as many as the tokens make everywhere, and in each area alone (SC-1, SC-3)."""
+def _town_orders(state: GameState, nation: str) -> list[list[tuple[tuple[str, int, int], ...]]]:
+    """Town orders worth offering, in groups of which the first the engine accepts is offered.
+
+    As many as the tokens make everywhere; each area alone; with Architecture,
+    each area with as many more from treasury as is still allowed (SC-1, SC-3).
+    """
     sites = sites_left(state, nation)
-    lines = [town_line([(a, AS_MANY, 0) for a in sites])] if len(sites) > 1 else []
+    groups = [[tuple((a, AS_MANY, 0) for a in sites)]] if len(sites) > 1 else []
     for area, most in sites.items():
-        lines.append(town_line([(area, most, 0)]))
+        groups.append([((area, most, 0),)])
         if has_architecture(state, nation) and sole_occupant(state, nation, area):
             extra = min(most, 3, state.nations[nation].treasury // tokens_per_town(state, area))
-            if extra:
-                lines.append(town_line([(area, most, extra)]))
-    return lines
+            groups.append([((area, most, m),) for m in range(extra, 0, -1)])
+    return groups
+
+
+def _accepted(state: GameState, command: BuildCities | BuildTowns) -> bool:
+    """Whether the order would be taken now: a prompt offers only lines the engine accepts."""
+    try:
+        (decide_build if isinstance(command, BuildCities) else decide_towns)(state, command)  # type: ignore[arg-type]
+    except Rejection:
+        return False
+    return True
 
 
 def _build_prompt(state: GameState, nation: str) -> Prompt:
@@ -185,9 +198,11 @@ def _towns_prompt(state: GameState, nation: str) -> Prompt:
     cities = {a: t for a, t in buildable(state, nation).items() if a not in filed}
     cities = cities if len(filed_builds(state, nation)) < cities_in_stock(state, nation) else {}
     sites = sites_left(state, nation)
-    lines = [c for c in _build_choices(state, nation) if c != "DONE" and all(
-        p.strip().split(" TREASURY")[0] in cities for p in c.removeprefix("BUILD ").split(","))] if cities else []
-    lines += _town_choices(state, nation)
+    offers: list[BuildCities | BuildTowns] = [BuildCities(n.player_id, ((a, t),)) for a, t in cities.items()]
+    offers = [c for c in offers if _accepted(state, c)]
+    for group in _town_orders(state, nation):
+        offers += [c for c in (BuildTowns(n.player_id, t) for t in group) if _accepted(state, c)][:1]
+    lines = [build_line(list(c.builds)) if isinstance(c, BuildCities) else town_line(list(c.towns)) for c in offers]
     situation = []
     if _on_file(state, nation):
         situation.append(f"On file: {_on_file(state, nation)}. Send DONE when that is all, or add more lines.")
@@ -315,6 +330,10 @@ def decide_build(state: GameState, command: BuildCities) -> list[Event]:
         if any(a == area for a, _, _ in towns):
             raise Rejection(f"{area}: you ordered towns there; a city and towns never share an area", "SC-5")
         builds.append((area, check_build(state, nation, area, treasury, taken + builds)))
+    spent = sum(t for _, t in taken + builds) + towns_treasury(state, nation)
+    if spent > state.nations[nation].treasury:  # one treasury pays §25.3 cities and Architecture's towns (SC-3)
+        raise Rejection(f"your orders would take {spent} tokens from treasury; you hold {state.nations[nation].treasury}",
+                        "§25.3")
     if any(t for _, t in builds) and architecture_cities(state, nation, towns):
         raise Rejection("at most one city a turn is placed where you used Architecture, and your towns in "
                         + ", ".join(architecture_cities(state, nation, towns)) + " already make it", "SC-3")
@@ -333,7 +352,7 @@ def decide_towns(state: GameState, command: BuildTowns) -> list[Event]:
         raise Rejection("towns are made in phase 5, before its orders are resolved", "SC-1")
     builds = filed_builds(state, nation)
     orders = check_towns(state, nation, command, filed_towns(state, nation), [a for a, _ in builds],
-                         any(t for _, t in builds))
+                         any(t for _, t in builds), sum(t for _, t in builds))
     cites = TOWN_CITES + (("SC-3",) if any(m for _, _, m in orders) else ())
     return [Event("TownsOrdered", {"nation": nation, "towns": [list(t) for t in orders]}, cites)]
 

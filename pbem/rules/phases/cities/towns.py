@@ -127,7 +127,7 @@ def _outcome(state: GameState, nation: str, orders: list[tuple[str, int, int]], 
 
 
 def check_towns(state: GameState, nation: str, command: BuildTowns, taken: list[tuple[str, int, int]],
-                city_areas: list[str], arch_city: bool) -> list[tuple[str, int, int]]:
+                city_areas: list[str], arch_city: bool, build_treasury: int = 0) -> list[tuple[str, int, int]]:
     """The orders as filed, or a Rejection saying why they cannot be carried out; the whole order or nothing (SC-3)."""
     sites = town_sites(state, nation)
     orders: list[tuple[str, int, int]] = []
@@ -154,8 +154,9 @@ def check_towns(state: GameState, nation: str, command: BuildTowns, taken: list[
         left = ARCHITECTURE_TOWNS - sum(m for _, _, m in taken)
         raise Rejection(f"at most {ARCHITECTURE_TOWNS} towns a turn come from treasury; {left} more are allowed", "SC-3")
     treasury = sum(m * tokens_per_town(state, a) for a, _, m in taken + orders)
-    if treasury > state.nations[nation].treasury:
-        raise Rejection(f"those towns need {treasury} treasury; you hold {state.nations[nation].treasury}", "SC-3")
+    if treasury + build_treasury > state.nations[nation].treasury:  # one treasury pays towns and §25.3 cities
+        also = f" besides the {build_treasury} your BUILD takes" if build_treasury else ""
+        raise Rejection(f"those towns need {treasury} treasury{also}; you hold {state.nations[nation].treasury}", "SC-3")
     outcome = _outcome(state, nation, taken + orders, arch_city)
     if outcome["skipped"]:
         raise Rejection(f"{outcome['skipped'][0]['area']}: {outcome['skipped'][0]['why']}", "SC-3")
@@ -171,6 +172,11 @@ def architecture_cities(state: GameState, nation: str, orders: list[tuple[str, i
     """Areas where these town orders would place a city (SC-2) after Architecture was used there (SC-3)."""
     arch = {a for a, _, m in orders if m}
     return [a for a, n in _town_totals(state, nation, orders).items() if n >= TOWNS_TO_CITY and a in arch]
+
+
+def towns_treasury(state: GameState, nation: str) -> int:
+    """Treasury the town lines on file will spend (Architecture's towns, SC-3)."""
+    return sum(m * tokens_per_town(state, a) for a, _, m in filed_towns(state, nation))
 
 
 def sites_left(state: GameState, nation: str) -> dict[str, int]:

@@ -37,6 +37,7 @@ from pbem.rules.phases.conflict.attacks import (
     rule_numbers,
     spoils_parts,
     town_split_questions,
+    towns_for_city,
 )
 from pbem.rules.ruleset.options import options_of
 
@@ -55,8 +56,10 @@ def _board_line(state: GameState, area: str) -> str:
 def _order_prompt(state: GameState, defender: str) -> Prompt:
     mine = [q for q in attack_queue(state) if q[2] == defender]
     areas = [q[0] for q in mine]
+    need = ("any attack breaks it into towns (SC-16)" if towns_for_city(state, defender) else None)
     situation = tuple(
-        f"{_board_line(state, q[0])}; attacked by {q[1]}, {threshold(state, q[1], defender, 'city_attack_tokens')} needed."
+        f"{_board_line(state, q[0])}; attacked by {q[1]}, "
+        + (need or f"{threshold(state, q[1], defender, 'city_attack_tokens')} needed") + "."
         for q in mine
     ) + (f"Your stock: {state.nations[defender].stock}.",)
     choices: tuple[str, ...] = ()
@@ -89,7 +92,8 @@ def _defer_prompt(state: GameState) -> Prompt:
         player_id=_player(state, defender),
         step="city-defer",
         question=(
-            f"{attacker} has taken your city in {area}: it becomes {due} of your tokens, but you have only {stock} "
+            f"{attacker} has taken your city in {area}: it becomes {due} of your "
+            f"{'towns' if towns_for_city(state, defender) else 'tokens'}, but you have only {stock} "
             f"in stock. Once this turn you may first have one of your own city attacks resolved (tokens it frees "
             f"return to your stock). Which one, or none?"
         ),
