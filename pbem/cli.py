@@ -152,10 +152,27 @@ def state(ctx: Context, game_id: str, viewer: str, at: int | None, as_json: bool
     for name, n in data["nations"].items():
         towns = f"  towns {n['towns_on_board']:>2}" if small else ""
         click.echo(f"  {name:<8} {n['player']:<12} stock {n['stock']:>2}  treasury {n['treasury']:>2}  tokens {n['tokens_on_board']:>2}{towns}  cities {n['cities_on_board']}")
+    if viewer in ("moderator", "auditor") and at is None:
+        _show_bounces(ctx, game_id, current)
     for name, a in data["areas"].items():
         if a["tokens"] or a["city"] or a.get("towns"):
             units = [f"{k} {v}" for k, v in a["tokens"].items()] + [f"{k} {v} towns" for k, v in a.get("towns", {}).items()]
             click.echo(f"  {name}: {', '.join(units)}" + (f"; city of {a['city']}" if a["city"] else ""))
+
+
+def _show_bounces(ctx: Context, game_id: str, current) -> None:
+    """The moderator's view of whose mail bounces (the players' views never show addresses)."""
+    from pbem.service.bounces import bounce_counts
+
+    with UnitOfWork(ctx.db) as uow:
+        counts = bounce_counts(uow, game_id)
+    for player_id, bounces in sorted(counts.items()):
+        last = bounces[-1]
+        why = " ".join(x for x in (last.get("status", ""), last.get("reason", "")) if x)
+        click.echo(
+            f"  mail: {current.player(player_id).name}: {len(bounces)} letter{'s' if len(bounces) != 1 else ''} bounced"
+            f", last {last['at'][:16].replace('T', ' ')}" + (f" ({why})" if why else "")
+        )
 
 
 @main.command()
@@ -210,7 +227,7 @@ def verify(ctx: Context, game_id: str) -> None:
 
 
 @main.command()
-@click.option("--from", "mail_from", default="", help="Envelope sender (as the MTA passes it).")
+@click.option("--from", "mail_from", default=None, help="Envelope sender (as the MTA passes it; empty for the null return path of a bounce).")
 @click.option("--to", "rcpt", multiple=True, help="Envelope recipient(s).")
 @pass_ctx
 def ingest(ctx: Context, mail_from: str, rcpt: tuple[str, ...]) -> None:
@@ -218,7 +235,8 @@ def ingest(ctx: Context, mail_from: str, rcpt: tuple[str, ...]) -> None:
     from pbem.service.inbound import ingest as ingest_mail
 
     raw = sys.stdin.buffer.read()
-    outcome = ingest_mail(ctx.db, ctx.settings, raw, mail_from, list(rcpt), _now())
+    envelope_from = "" if mail_from is None else (mail_from.strip() or "<>")
+    outcome = ingest_mail(ctx.db, ctx.settings, raw, envelope_from, list(rcpt), _now())
     click.echo(f"{outcome.status}: {outcome.detail}")
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from email.parser import BytesHeaderParser, BytesParser
 
 from pbem.mail.html_text import html_to_text
+from pbem.mail.automatic import Automatic, recognise
 from pbem.mail.order_text import extract_order_text
 
 __all__ = ["InboundMail", "MailRejected", "human_size", "parse_message"]
@@ -51,6 +52,7 @@ class InboundMail:
     body: str
     problems: tuple[str, ...] = field(default=())
     senders: int = 1  # mailboxes the From header names: anything but one cannot prove who sent it
+    automatic: Automatic | None = None  # an auto-reply or a bounce: never played, never answered
 
 
 # --------------------------------------------------------------------------
@@ -465,8 +467,11 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def parse_message(raw: bytes, *, max_bytes: int = 1_000_000) -> InboundMail:
-    """Parse one raw message; raise MailRejected if it cannot be accepted."""
+def parse_message(raw: bytes, *, max_bytes: int = 1_000_000, null_return_path: bool = False) -> InboundMail:
+    """Parse one raw message; raise MailRejected if it cannot be accepted.
+
+    ``null_return_path``: the envelope sender was ``<>`` (see `automatic`).
+    """
     if not isinstance(raw, (bytes, bytearray, memoryview)):
         raise TypeError("parse_message expects the raw message as bytes")
     raw = bytes(raw)
@@ -551,6 +556,7 @@ def parse_message(raw: bytes, *, max_bytes: int = 1_000_000) -> InboundMail:
         )
     problems.extend(acc.problems)
 
+    automatic = recognise(msg, from_addr, body_text, null_return_path=null_return_path)
     body = extract_order_text(body_text)
 
     return InboundMail(
@@ -565,4 +571,5 @@ def parse_message(raw: bytes, *, max_bytes: int = 1_000_000) -> InboundMail:
         body=body,
         problems=tuple(problems),
         senders=max(1, len(mailboxes)),
+        automatic=automatic,
     )

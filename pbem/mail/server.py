@@ -67,7 +67,7 @@ class _Handler:
             content = envelope.content
             raw = content.encode("utf-8", "surrogateescape") if isinstance(content, str) else (content or b"")
         recipients = list(envelope.rcpt_tos)
-        mail_from = envelope.mail_from or ""
+        mail_from = envelope.mail_from or "<>"  # the null reverse-path, as RFC 5321 writes it: bounces and auto-replies
         try:
             await self.owner._call_accept(bytes(raw), mail_from, recipients)
         except Exception:

@@ -10,6 +10,13 @@ and a message sent to that address is known to come from someone who
 received that player's mail.  Tokens are compared case-insensitively (some
 MTAs lower-case local parts) and in constant time.
 
+Each letter leaves with its own envelope sender (VERP)
+
+    pbem+bounces=<outbox id>@<domain>
+
+so a bounce names, by the address it returns to, the very letter that failed.
+'=' never occurs in a game id, so no bounce address reads as a game's.
+
 The unauthenticated game address `pbem+<game_id>@<domain>` is where players
 write when not replying; such mail must authenticate by the player's secret
 or address of record instead.
@@ -25,6 +32,8 @@ from typing import Callable
 
 __all__ = [
     "TOKEN_LENGTH",
+    "bounce_address",
+    "parse_bounce_address",
     "game_address",
     "parse_game_address",
     "parse_reply_address",
@@ -119,6 +128,24 @@ def parse_reply_address(
     if not hmac.compare_digest(expected.encode("ascii"), given.encode("ascii")):
         return None
     return game_id, player_id
+
+
+_BOUNCE_RE = re.compile(r"^bounces=(?P<letter>[1-9][0-9]{0,17})$")
+
+
+def bounce_address(outbox_id: int, domain: str, local: str = "pbem") -> str:
+    """`pbem+bounces=<outbox id>@domain`: the envelope sender of one outgoing letter."""
+    _check_local(local)
+    if isinstance(outbox_id, bool) or not isinstance(outbox_id, int) or outbox_id < 1:
+        raise ValueError(f"outbox id must be a positive int, got {outbox_id!r}")
+    return f"{local}+bounces={outbox_id}@{domain.lower()}"
+
+
+def parse_bounce_address(address: str, local: str = "pbem") -> int | None:
+    """The outbox id a bounce address names, else None."""
+    detail = _detail(address, local)
+    match = _BOUNCE_RE.match(detail or "")
+    return int(match["letter"]) if match else None
 
 
 def parse_game_address(address: str, local: str = "pbem") -> str | None:

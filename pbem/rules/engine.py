@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from pbem.rules import turn
-from pbem.rules.core.commands import Command, PassDeadline, SetDeadline
+from pbem.rules.core.commands import Command, NoteBounce, PassDeadline, SetDeadline
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.core.phase import Apply, Decide, Narrate, PhaseRules, unplayable
@@ -80,6 +80,10 @@ def _apply_deadline_passed(state: GameState, data: dict[str, Any]) -> GameState:
     return replace(state, deadline=None)
 
 
+def _apply_mail_bounced(state: GameState, data: dict[str, Any]) -> GameState:
+    return state  # the service's note: nothing on the board or in a hand changes
+
+
 def _table(entries: list[tuple[str, Any]]) -> dict[str, Any]:
     """One handler per event type: two phases claiming the same event is a mistake in the rules package."""
     table: dict[str, Any] = {}
@@ -90,7 +94,7 @@ def _table(entries: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 _APPLY: dict[str, Apply] = _table(
-    [("DeadlineSet", _apply_deadline_set), ("DeadlinePassed", _apply_deadline_passed)]
+    [("DeadlineSet", _apply_deadline_set), ("DeadlinePassed", _apply_deadline_passed), ("MailBounced", _apply_mail_bounced)]
     + [item for rules in _ALL for item in rules.apply.items()]
 )
 _INPUTS: dict[str, Any] = _table(
@@ -98,6 +102,7 @@ _INPUTS: dict[str, Any] = _table(
         ("GameCreated", None),
         ("DeadlineSet", lambda s, d: SetDeadline(d["due"])),
         ("DeadlinePassed", lambda s, d: PassDeadline(d.get("by", "clock"))),
+        ("MailBounced", lambda s, d: NoteBounce(d["player"], d.get("status", ""), d.get("reason", ""))),
     ]
     + [item for rules in _ALL for item in rules.inputs.items()]
 )
@@ -186,6 +191,10 @@ def decide(state: GameState, command: Command, draws: Draws) -> list[Event]:
         events = [Event("DeadlineSet", {"due": command.due})]
     elif isinstance(command, PassDeadline):
         events = _decide_deadline(state, command)
+    elif isinstance(command, NoteBounce):
+        if all(p.id != command.player_id for p in state.players):
+            raise Rejection(f"there is no player {command.player_id} in this game")
+        events = [Event("MailBounced", {"player": command.player_id, "status": command.status, "reason": command.reason})]
     else:
         in_progress = PHASES.get(state.phase)
         handler = (in_progress and in_progress.decide.get(type(command))) or _DECIDE.get(type(command))
@@ -232,5 +241,10 @@ def describe_event(state: GameState, event: Event, viewer: str = "auditor") -> s
         return f"The deadline passed ({d.get('by', 'clock')}); defaults were applied to missing orders."
     if event.type == "DeadlineSet":
         return None if viewer.startswith("player:") else f"Orders are due by {d['due']}."
+    if event.type == "MailBounced":
+        if viewer not in ("moderator", "auditor"):
+            return None
+        why = " ".join(x for x in (d.get("status", ""), d.get("reason", "")) if x)
+        return f"A letter to {state.player(d['player']).name} bounced" + (f": {why}." if why else ".")
     tell = NARRATE.get(event.type)
     return tell(state, event, viewer) if tell else f"{event.type}: {dict(d)}"

@@ -25,6 +25,7 @@ from pbem.orders.language import Actor
 from pbem.store.inbox import message_key
 from pbem.store.unit_of_work import UnitOfWork
 
+from .bounces import record_bounce
 from .games import GameError, _letters, _sync_nations, retrying, take_orders
 from .letters import Letters
 from .settings import Settings
@@ -85,10 +86,15 @@ def _refuse(letters: Letters, recipients: set[str], game: str | None, title: str
 
 def _handle(uow: UnitOfWork, settings: Settings, row, now: datetime) -> Outcome:
     try:
-        mail = parse_message(row.raw, max_bytes=settings.max_message_bytes)
+        mail = parse_message(row.raw, max_bytes=settings.max_message_bytes, null_return_path=row.envelope_from == "<>")
     except MailRejected as exc:
         return _refuse_unreadable(uow, settings, row, exc.reason, now)
+    if mail.automatic is not None and mail.automatic.kind == "bounce":
+        bounced = record_bounce(uow, settings, mail, list(row.envelope_to or []), now)
+        return Outcome("rejected", f"not answered: {bounced.detail}", bounced.game_id)
     game_id, token_player, forged_token = _game_of(mail, list(row.envelope_to or []), uow, settings)
+    if mail.automatic is not None:
+        return Outcome("rejected", f"auto-reply ({mail.automatic.sign}): recorded, not played, not answered", game_id)
     if game_id is None:
         return Outcome("rejected", "no game named by the recipient address or the subject")
     game = uow.games.get(game_id)

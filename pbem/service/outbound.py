@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import Engine
 
 from pbem.mail.outbound import DeliveryError, Transport
+from pbem.mail.tokens import bounce_address
 from pbem.store.unit_of_work import UnitOfWork
 
 #: Waits after the 1st, 2nd, ... failed attempt; the last one repeats.
@@ -37,13 +38,23 @@ def _mark(db: Engine, outbox_id: int, now: datetime, error: str | None, attempts
             uow.outbox.mark_failed(outbox_id, error, now + BACKOFF[min(attempts, len(BACKOFF) - 1)])
 
 
+def envelope_sender(sender: str, outbox_id: int) -> str:
+    """The letter's own bounce address (VERP), on the sender's domain and local part."""
+    local, _, domain = sender.rpartition("@")
+    return bounce_address(outbox_id, domain, local)
+
+
 async def flush_outbox(db: Engine, transport: Transport, sender: str, clock: Callable[[], datetime], limit: int = 50) -> int:
-    """Send what is due now; returns how many letters were delivered."""
+    """Send what is due now; returns how many letters were delivered.
+
+    Each letter goes out with its own envelope sender (`envelope_sender`), so a
+    bounce says which letter, and so which player, it is about.
+    """
     rows = await asyncio.to_thread(_due, db, clock(), limit)
     sent = 0
     for outbox_id, recipient, raw, attempts in rows:
         try:
-            await transport.deliver(sender, [recipient], raw)
+            await transport.deliver(envelope_sender(sender, outbox_id), [recipient], raw)
         except DeliveryError as exc:
             await asyncio.to_thread(_mark, db, outbox_id, clock(), str(exc), attempts, exc.temporary)
             continue

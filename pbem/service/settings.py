@@ -23,6 +23,8 @@ class Settings:
     protocol: str = "smtp"
     deadline_hours: int = 48
     max_message_bytes: int = 1_000_000
+    #: Bounces of letters to one player before the moderator is told (each is recorded from the first).
+    bounce_limit: int = 3
 
     @property
     def sender(self) -> str:
@@ -40,5 +42,6 @@ class Settings:
             listen_port=int(env.get("PBEM_LISTEN_PORT", cls.listen_port)),
             protocol=env.get("PBEM_PROTOCOL", cls.protocol),
             deadline_hours=int(env.get("PBEM_DEADLINE_HOURS", cls.deadline_hours)),
+            bounce_limit=int(env.get("PBEM_BOUNCE_LIMIT", cls.bounce_limit)),
         )
         return replace(base, **{k: v for k, v in overrides.items() if v is not None})

@@ -43,6 +43,13 @@ class Outbox:
     def get(self, id: int) -> Row | None:  # noqa: A002
         return self.conn.execute(select(outbox).where(outbox.c.id == id)).first()
 
+    def by_message_id(self, message_id: str) -> Row | None:
+        """The letter sent with this Message-ID (angle brackets optional), if it is ours."""
+        key = message_id.strip().strip("<>").strip()
+        return self.conn.execute(
+            select(outbox).where(outbox.c.message_id.in_([key, f"<{key}>"]))
+        ).first()
+
     def due(self, now: datetime, limit: int = 50) -> list[Row]:
         """Unsent messages whose ``next_attempt_at <= now``, by id.
 

@@ -2,8 +2,9 @@
 
 The order parser turns text into these; `decide` turns them into events.
 Each phase declares its own commands (frozen dataclasses beside its rules,
-carrying the ``player_id`` who gives them); only the clock's commands,
-common to every phase, are declared here.
+carrying the ``player_id`` who gives them); only the service's commands,
+common to every phase (the clock's, and its note of a bounced letter), are
+declared here.
 """
 
 from __future__ import annotations
@@ -24,6 +25,15 @@ class PassDeadline:
     """The deadline passed (or the moderator forced it): defaults fill the gaps."""
 
     by: str = "clock"
+
+
+@dataclass(frozen=True)
+class NoteBounce:
+    """A letter to a player bounced: kept in the log for the moderator; the game is unchanged."""
+
+    player_id: int
+    status: str = ""
+    reason: str = ""
 
 
 #: Any command: a phase's own, or the clock's above.

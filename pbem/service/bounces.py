@@ -1,0 +1,115 @@
+"""Bounced letters: which player they concern, kept in the game's log, the moderator told.
+
+A bounce is matched to the letter it returns, first by the envelope address it
+was sent to (each letter leaves with its own, see `pbem.mail.tokens`), then
+by the Message-IDs in the returned headers, then by a reply address it was
+sent to. Each one is recorded as a ``MailBounced`` event in the game of that
+letter, so the moderator's log and `pbem state` show it; when a player's
+count reaches ``Settings.bounce_limit`` the moderator gets one notice. A
+bounce is never answered: the address it comes from cannot take mail.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from pbem.mail.automatic import Automatic
+from pbem.mail.inbound import InboundMail
+from pbem.mail.tokens import parse_bounce_address, parse_reply_address
+from pbem.rules.core.commands import NoteBounce
+from pbem.rules.core.rejection import Rejection
+from pbem.store.unit_of_work import UnitOfWork
+
+from .games import _letters, _open
+from .settings import Settings
+
+
+@dataclass(frozen=True)
+class Bounced:
+    """Where a bounce was filed: the game and player, or why it could not be."""
+
+    detail: str
+    game_id: str | None = None
+    player_id: int | None = None
+
+
+def _letter_for(uow: UnitOfWork, settings: Settings, mail: InboundMail, envelope_to: list[str]):
+    for address in [*envelope_to, *mail.to_addrs]:
+        letter_id = parse_bounce_address(address, settings.local_part)
+        if letter_id is not None and (row := uow.outbox.get(letter_id)) is not None:
+            return row
+    assert mail.automatic is not None
+    for message_id in mail.automatic.original_ids:
+        if (row := uow.outbox.by_message_id(message_id)) is not None:
+            return row
+    return None
+
+
+def _player_for(uow: UnitOfWork, settings: Settings, mail: InboundMail, envelope_to: list[str]) -> tuple[str, int] | None:
+    letter = _letter_for(uow, settings, mail, envelope_to)
+    if letter is not None and letter.game_id:
+        found = uow.players.by_email(letter.game_id, letter.recipient)
+        if found:
+            return letter.game_id, found[0].id
+        return None
+
+    def key_for(game_id: str) -> bytes | None:
+        game = uow.games.get(game_id)
+        return bytes.fromhex(game.reply_secret) if game else None
+
+    for address in [*envelope_to, *mail.to_addrs]:
+        found_player = parse_reply_address(address, key_for, settings.local_part)
+        if found_player:
+            return found_player
+    return None
+
+
+def bounce_counts(uow: UnitOfWork, game_id: str) -> dict[int, list[dict]]:
+    """Each player's recorded bounces, oldest first (player id → event data with its time)."""
+    out: dict[int, list[dict]] = {}
+    for row in uow.events.read(game_id):
+        if row.type == "MailBounced":
+            out.setdefault(int(row.payload["player"]), []).append(
+                {**row.payload, "at": (row.metadata or {}).get("recorded_at", "")}
+            )
+    return out
+
+
+def record_bounce(uow: UnitOfWork, settings: Settings, mail: InboundMail, envelope_to: list[str], now: datetime) -> Bounced:
+    """File one bounce under its game and player; tell the moderator when the count reaches the limit."""
+    automatic: Automatic | None = mail.automatic
+    assert automatic is not None and automatic.kind == "bounce"
+    found = _player_for(uow, settings, mail, envelope_to)
+    if found is None:
+        return Bounced(f"bounce ({automatic.sign}) matches no letter of ours; recorded here only")
+    game_id, player_id = found
+    batch, game = _open(uow, game_id, now)
+    if batch.state.finished:
+        return Bounced(f"bounce for player {player_id} of finished game {game_id}; recorded here only", game_id, player_id)
+    try:
+        batch.decide(
+            NoteBounce(player_id, automatic.status, automatic.diagnostic),
+            actor="mail",
+            source=f"mail:{mail.message_id}",
+            dedupe=f"bounce:{mail.message_id}",
+        )
+    except Rejection as exc:
+        return Bounced(f"bounce for player {player_id} not recorded: {exc}", game_id, player_id)
+    count = len(bounce_counts(uow, game_id).get(player_id, []))
+    if count == settings.bounce_limit:
+        player = uow.players.by_id(player_id)
+        letters = _letters(uow, settings, game, now)
+        letters.notice(
+            game.moderator_email,
+            game_id,
+            f"Mail to {player.name} keeps bouncing",
+            [
+                f"{count} letters to {player.name} <{player.email}> have bounced; the latest said: "
+                f"{' '.join(x for x in (automatic.status, automatic.diagnostic) if x) or automatic.sign}.",
+                "The player may not be reading the game's mail. Check the address with them; "
+                "`pbem state GAME --as moderator` lists every player's bounces.",
+            ],
+            f"bounces:{game_id}:{player_id}:{count}",
+        )
+    return Bounced(f"bounce for player {player_id} recorded ({count} so far)", game_id, player_id)
