@@ -34,7 +34,9 @@ class _TextExtractor(HTMLParser):
         line = "".join(self.current)
         # strip(" ") only: a paragraph holding just &nbsp; is a blank line
         if force or line.strip(" "):
-            self.lines.append(line)
+            # quoted text is kept, marked as a plain-text reply marks it, so the
+            # reply reader can tell the player's lines below a quote from the quote
+            self.lines.append("> " * self.quote_depth + line.strip(" ") if self.quote_depth else line)
         self.current = []
 
     def _ensure_break(self) -> None:
@@ -48,11 +50,11 @@ class _TextExtractor(HTMLParser):
             self.skip_depth += 1
             return
         if tag == "blockquote":
-            # Quoted text of a reply: never orders.
+            # Quoted text of a reply: never orders, written as "> " lines.
             self._ensure_break()
             self.quote_depth += 1
             return
-        if self.skip_depth or self.quote_depth:
+        if self.skip_depth:
             return
         if tag == "br":
             self._break(force=True)
@@ -71,9 +73,10 @@ class _TextExtractor(HTMLParser):
             self.skip_depth = max(0, self.skip_depth - 1)
             return
         if tag == "blockquote":
+            self._ensure_break()
             self.quote_depth = max(0, self.quote_depth - 1)
             return
-        if self.skip_depth or self.quote_depth:
+        if self.skip_depth:
             return
         if tag in _BLOCK_TAGS:
             self._ensure_break()
@@ -81,7 +84,7 @@ class _TextExtractor(HTMLParser):
                 self.pre_depth = max(0, self.pre_depth - 1)
 
     def handle_data(self, data: str) -> None:
-        if self.skip_depth or self.quote_depth:
+        if self.skip_depth:
             return
         if self.pre_depth:
             parts = data.split("\n")

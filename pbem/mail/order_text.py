@@ -1,93 +1,206 @@
-"""The orders in a reply: what the player wrote, without the quoted message, signatures or phone footers.
+"""The lines a player wrote in a reply: above the quote, below it or between its lines.
 
-The text stops at the first reply header ("On ... wrote:", an Outlook header
-block, an "Original Message" rule), signature or phone footer, and quoted
-lines go; a reply written below the quote keeps the lines below it. When
-what is left still carries the prompt's order block markers (`ORDERS_BEGIN`,
-`ORDERS_END`, which `render` writes into every prompt), only the lines
-between them are read.
+People answer the way their client leads them: Outlook and phones put the
+reply on top, Thunderbird and old hands write below the quote, some answer
+between the quoted lines. This module keeps every line the player wrote and
+drops what they did not:
+
+* lines marked as quoted (``>``), and HTML blockquotes (which `html_text`
+  writes as ``>`` lines);
+* the header a client writes above a quote: an attribution ("On ... wrote:",
+  in the languages players write in, possibly wrapped over three lines), a
+  rule such as "-----Original Message-----", or a block of header lines
+  ("From:/Sent:/To:/Subject:", "Von:/Gesendet:", "От:/Отправлено:", Hotmail's
+  "Date:/Subject:/From:"). When the quote after such a header is marked, the
+  player's lines after it are kept (bottom-posting, interleaving); when it is
+  not marked (Outlook), the rest of the message is the quote, except what
+  follows the end of the prompt's own order block, which can only be the
+  player's;
+* a signature from its "-- " line to the next quote, and phone footers.
+
+Sign-offs and signatures written without "-- " stay in the text: the order
+parser reads as orders only lines that start with an order's verb and lists
+the rest as ignored, so "Thanks," is never called an error. When the kept
+lines carry the prompt's order block markers (`ORDERS_BEGIN`, `ORDERS_END`),
+only the lines between them are read. The text is NFKC-normalised, so
+fullwidth letters read as their plain forms.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 ORDERS_BEGIN = "===== ORDERS: edit below this line ====="
 ORDERS_END = "===== END OF ORDERS ====="
 
+#: How many lines an attribution ("On <date>, <who> wrote:") may be wrapped over.
+ATTRIBUTION_LINES = 3
 
-_REPLY_HEADER_RES = [
-    re.compile(r"^On\b.+\bwrote:?$", re.I),                 # English (Gmail, Apple, Thunderbird)
-    re.compile(r"^Le\b.+\ba [ée]crit ?:$", re.I),           # French
-    re.compile(r"^Am\b.+\bschrieb\b.*:$", re.I),           # German
-    re.compile(r"^El\b.+\bescribi[óo] ?:$", re.I),         # Spanish
-    re.compile(r"^Il\b.+\bha scritto ?:$", re.I),          # Italian
-    re.compile(r"^Op\b.+\bschreef\b.*:$", re.I),           # Dutch
+_ATTRIBUTION_RES = [
+    re.compile(r"^(?:-{2,}\s*)?On\b.+\bwrote\s*:?$", re.I),  # English; Yahoo's "--- On ... wrote:"
+    re.compile(r"^Le\b.+\ba\s+[ée]crit\s*:?$", re.I),  # French
+    re.compile(r"^Am\b.+\bschrieb\b.*:$", re.I),  # German
+    re.compile(r"^El\b.+\bescribi[óo]\s*:?$", re.I),  # Spanish
+    re.compile(r"^Il\b.+\bha scritto\s*:?$", re.I),  # Italian
+    re.compile(r"^Op\b.+\bschreef\b.*:$", re.I),  # Dutch
+    re.compile(r"^(?:Em|On)\b.+\bescreveu\s*:?$", re.I),  # Portuguese
+    re.compile(r"^(?:W dniu|Dnia)\b.+\bnapisa[łl]a?\b.*:$", re.I),  # Polish
 ]
 
+#: Attributions that begin with the date or the name: read on one line only, never joined
+#: to the line above (which may be the player's last order).
+_ATTRIBUTION_LINE_RES = [
+    re.compile(r"^.*\d.*\b(?:пишет|написал|написала|написал\(а\))\s*:$", re.I),  # Russian
+    re.compile(r"^.*\d.*\bskrev\b.*:$", re.I),  # Swedish, Danish, Norwegian
+    re.compile(r"^.*\d.*\bkirjoitti\s*:$", re.I),  # Finnish
+]
 
-_ORIGINAL_MESSAGE_RE = re.compile(
-    r"^-{2,}\s*(Original Message|Ursprüngliche Nachricht|Message d'origine|Mensaje original|"
-    r"Messaggio originale|Oorspronkelijk bericht)\s*-{2,}$",
+#: A line naming a mailbox and a time and ending in ":" is an attribution when a marked quote follows it.
+_LOOSE_ATTRIBUTION = re.compile(r"^.*\d.*<[^<>@\s]+@[^<>\s]+>.*:$")
+
+_RULE_HEADER = re.compile(
+    r"^-{2,}\s*(?:Original Message|Original message|Forwarded message|Forwarded Message|"
+    r"Ursprüngliche Nachricht|Originalnachricht|Message d'origine|Message original|Mensaje original|"
+    r"Messaggio originale|Oorspronkelijk bericht|Исходное сообщение|Пересылаемое сообщение|"
+    r"Ursprungligt meddelande|Oprindelig meddelelse|Opprinnelig melding|Wiadomość oryginalna)\s*-{2,}$"
+    r"|^Begin forwarded message:$",
     re.I,
 )
 
+_RULE = re.compile(r"^[_\-=*]{10,}$")
 
-_OUTLOOK_FROM_RE = re.compile(r"^[*_]*(From|De|Von|Da|Van)\s*:[*_]*\s*\S", re.I)
-
-
-_OUTLOOK_FOLLOW_RE = re.compile(
-    r"^[*_]*(Sent|Date|Envoy[ée]|Gesendet|Enviado|Inviato|Verzonden|Datum)\s*:[*_]*", re.I
+#: The names of the header lines clients write above a quote, by what they mean.
+_FROM_KEYS = r"From|De|Von|Da|Van|От|Från|Fra|Od|Lähettäjä|Feladó|Kimden|Remetente|发件人|寄件者|差出人"
+_OTHER_KEYS = (
+    r"Sent|Date|To|Cc|Subject|Envoy[ée]|[ÀA]|Objet|Gesendet|Datum|An|Betreff|Enviado|Fecha|Para|Asunto|"
+    r"Inviato|Data|Oggetto|Verzonden|Aan|Onderwerp|Отправлено|Дата|Кому|Копия|Тема|Skickat|Till|Ämne|"
+    r"Sendt|Til|Emne|Wysłano|Do|Temat|Lähetetty|Vastaanottaja|Aihe|Assunto|Reply-To|发送时间|收件人|主题|日期|送信日時|宛先|件名"
 )
+_FROM_LINE = re.compile(rf"^[*_]*(?:{_FROM_KEYS})\s*[:：][*_]*\s*\S", re.I)
+_HEADER_LINE = re.compile(rf"^[*_]*(?:{_FROM_KEYS}|{_OTHER_KEYS})\s*[:：][*_]*(?:\s|$)", re.I)
 
-
-_RULE_RE = re.compile(r"^[_\-=]{10,}$")
-
-
-_MOBILE_FOOTER_RE = re.compile(
+_MOBILE_FOOTER = re.compile(
     r"^("
-    r"Sent from my \S.*|Sent from (Mail|Outlook|Yahoo Mail|AOL)\b.*|"
+    r"Sent from my \S.*|Sent from (Mail|Outlook|Yahoo Mail|AOL|Proton Mail|ProtonMail)\b.*|"
     r"Sent from \S+ for (iOS|Android|iPhone|iPad|Windows).*|"
-    r"Sent (via|with|using) .*(mobile|phone|iPhone|Android|app|Galaxy|BlackBerry).*|"
-    r"Get Outlook for (iOS|Android).*|"
-    r"Envoy[ée] de mon \S.*|Von meinem \S.* gesendet\.?|Enviado desde mi \S.*|Inviato da .*(iPhone|Android).*"
+    r"Sent (via|with|using) .*(mobile|phone|iPhone|Android|app|Galaxy|BlackBerry|Proton).*|"
+    r"Get Outlook for (iOS|Android).*|Sent from the all[- ]new AOL app.*|"
+    r"Sent from Samsung.*|Sent from Yahoo Mail.*|Sent from Gmail Mobile|"
+    r"Envoy[ée] de mon \S.*|Von meinem \S.* gesendet\.?|Enviado desde mi \S.*|Inviato da .*(iPhone|Android).*|"
+    r"Отправлено с (iPhone|Android|моего).*"
     r")$",
     re.I,
 )
 
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
 
-_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"), None)
+
+def _quoted(line: str) -> bool:
+    return line.lstrip().startswith(">")
 
 
-def _reply_header_at(lines: list[str], i: int) -> bool:
-    """Lines i.. start a reply header ('On <date>, <who> wrote:' possibly wrapped)."""
+def _attribution_at(lines: list[str], i: int) -> int:
+    """How many lines an attribution starting at ``i`` takes (0 if none)."""
     first = lines[i].strip()
-    if not first:
-        return False
-    joined = first
-    for j in range(i, min(i + 3, len(lines))):
-        if j > i:
-            nxt = lines[j].strip()
-            if not nxt:
-                break
-            joined = f"{joined} {nxt}"
-        if any(r.match(joined) for r in _REPLY_HEADER_RES):
-            return True
-    return False
+    if any(r.match(first) for r in _ATTRIBUTION_LINE_RES):
+        return 1
+    after = _next_text(lines, i + 1)
+    if _LOOSE_ATTRIBUTION.match(first) and after is not None and _quoted(lines[after]):
+        return 1
+    joined = ""
+    for j in range(i, min(i + ATTRIBUTION_LINES, len(lines))):
+        part = lines[j].strip()
+        if not part or _quoted(lines[j]):
+            return 0
+        joined = f"{joined} {part}".strip()
+        if any(r.match(joined) for r in _ATTRIBUTION_RES):
+            return j - i + 1
+    return 0
 
 
-def _outlook_block_at(lines: list[str], i: int) -> bool:
-    if not _OUTLOOK_FROM_RE.match(lines[i].strip()):
-        return False
-    following = [ln.strip() for ln in lines[i + 1:i + 6]]
-    return any(_OUTLOOK_FOLLOW_RE.match(ln) for ln in following)
+def _header_block_at(lines: list[str], i: int) -> int:
+    """How many lines a block of quote headers (with a rule above it) starting at ``i`` takes (0 if none)."""
+    start = i
+    if _RULE.match(lines[i].strip()) or _RULE_HEADER.match(lines[i].strip()):
+        i = _next_text(lines, i + 1)
+        if i is None:
+            return 0
+    keys = 0
+    saw_from = False
+    j = i
+    while j < len(lines) and lines[j].strip() and not _quoted(lines[j]):
+        line = lines[j].strip()
+        if _HEADER_LINE.match(line):
+            keys += 1
+            saw_from = saw_from or bool(_FROM_LINE.match(line))
+        elif keys == 0 or j - i > 12:
+            break  # a value wrapped onto the next line is part of the block; prose is not
+        j += 1
+    if keys >= 2 and saw_from:
+        return j - start
+    return 0
 
 
-def _signature_or_footer_at(lines: list[str], i: int) -> bool:
-    line = lines[i]
-    if line in ("-- ", "--"):
-        return True
-    return bool(_MOBILE_FOOTER_RE.match(line.strip()))
+def _next_text(lines: list[str], i: int) -> int | None:
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    return i if i < len(lines) else None
+
+
+def _signature_at(line: str) -> bool:
+    return line in ("-- ", "--")
+
+
+def _normalise(text: str) -> list[str]:
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = unicodedata.normalize("NFKC", text.translate(_INVISIBLE))
+    return [ln if ln == "-- " else ln.rstrip() for ln in text.split("\n")]
+
+
+def _own_lines(lines: list[str]) -> list[str]:
+    """Every line the player wrote, in order; quotes, their headers, signatures and footers left out."""
+    kept: list[str] = []
+    end_marker = ORDERS_END.lower()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        stripped = line.strip()
+        if _quoted(line) or _MOBILE_FOOTER.match(stripped):
+            i += 1
+            continue
+        if _signature_at(line):
+            i += 1
+            while i < len(lines) and not _quoted(lines[i]) and not _quote_header(lines, i):
+                i += 1
+            continue
+        size = _quote_header(lines, i)
+        if not size:
+            kept.append(line)
+            i += 1
+            continue
+        after = _next_text(lines, i + size)
+        if after is not None and _quoted(lines[after]):
+            i = after  # a marked quote: what the player writes after it is read
+            continue
+        # An unmarked quote runs to the end, except what follows the prompt's own order block.
+        rest = [n.strip().lower() for n in lines[i + size:]]
+        if end_marker not in rest:
+            break
+        i = i + size + len(rest) - rest[::-1].index(end_marker)
+    return kept
+
+
+def _quote_header(lines: list[str], i: int) -> int:
+    stripped = lines[i].strip()
+    if not stripped:
+        return 0
+    block = _header_block_at(lines, i)
+    if block:
+        return block
+    if _RULE_HEADER.match(stripped):
+        return 1
+    return _attribution_at(lines, i)
 
 
 def _trim_blank(lines: list[str]) -> list[str]:
@@ -99,74 +212,18 @@ def _trim_blank(lines: list[str]) -> list[str]:
     return lines[start:end]
 
 
-def _cut_signature(lines: list[str]) -> list[str]:
-    for i in range(len(lines)):
-        if _signature_or_footer_at(lines, i):
-            return lines[:i]
-    return lines
-
-
 def _select_order_block(lines: list[str]) -> list[str]:
-    begin = ORDERS_BEGIN.lower()
-    end = ORDERS_END.lower()
     norm = [ln.strip().lower() for ln in lines]
+    begin = ORDERS_BEGIN.lower()
     if begin not in norm:
         return lines
     start = norm.index(begin) + 1
-    try:
-        stop = norm.index(end, start)
-    except ValueError:
-        stop = len(lines)
+    end = ORDERS_END.lower()
+    stop = norm.index(end, start) if end in norm[start:] else len(lines)
     return lines[start:stop]
 
 
 def extract_order_text(text: str) -> str:
-    """Remove quoted replies, signatures and mobile footers from a body.
-
-    Everything from the first reply header ('On ... wrote:', '-----Original
-    Message-----', an Outlook 'From: ... Sent: ...' block), signature
-    separator ('-- ' or '--') or mobile footer ('Sent from my iPhone') onward
-    is dropped, then every remaining line starting with '>' is dropped.  If the
-    player wrote nothing above an 'On ... wrote:' header (bottom-posting), the
-    unquoted lines below it are kept instead.  If the order block markers of a
-    prompt are present, only the lines between them are kept.
-    """
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = text.translate(_INVISIBLE).replace("\xa0", " ")
-    lines = [ln.rstrip() if ln not in ("-- ",) else ln for ln in text.split("\n")]
-
-    cut = len(lines)
-    cut_kind = ""
-    for i in range(len(lines)):
-        stripped = lines[i].strip()
-        if _signature_or_footer_at(lines, i):
-            cut, cut_kind = i, "signature"
-            break
-        if _ORIGINAL_MESSAGE_RE.match(stripped):
-            cut, cut_kind = i, "original"
-            break
-        if _outlook_block_at(lines, i):
-            cut, cut_kind = i, "outlook"
-            if i > 0 and _RULE_RE.match(lines[i - 1].strip()):
-                cut = i - 1
-            elif i > 1 and not lines[i - 1].strip() and _RULE_RE.match(lines[i - 2].strip()):
-                cut = i - 2
-            break
-        if _reply_header_at(lines, i):
-            cut, cut_kind = i, "reply"
-            break
-
-    above = [ln for ln in lines[:cut] if not ln.lstrip().startswith(">")]
-    if cut_kind == "reply" and not any(ln.strip() for ln in above):
-        # Bottom-posted reply: the player's own lines follow the quote.
-        below = lines[cut + 1:]
-        # skip the continuation of a wrapped header ("... <a@b>\nwrote:")
-        while below and below[0].strip() and not below[0].lstrip().startswith(">") and \
-                below[0].strip().lower().endswith(("wrote:", "écrit :", "écrit:")):
-            below = below[1:]
-        below = [ln for ln in _cut_signature(below) if not ln.lstrip().startswith(">")]
-        if any(ln.strip() for ln in below):
-            above = below
-
-    kept = _select_order_block(_trim_blank(above))
+    """The lines of ``text`` the player wrote (see the module's docstring), blank edges trimmed."""
+    kept = _select_order_block(_trim_blank(_own_lines(_normalise(text))))
     return "\n".join(_trim_blank(kept))

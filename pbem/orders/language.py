@@ -5,6 +5,11 @@ case never matters, names forgive small misspellings (the nearest names are
 offered), and one bad line never spoils the others. Lines that are not orders
 (blank lines, ``#`` comments, ``SECRET`` lines handled by authentication) are
 skipped.
+
+A line is an order attempt only when its first word is a verb, a unique
+prefix of one, or so near one that the rest of the line reads as that verb's
+order ("PLCE Phaestos"). Anything else ("Thanks,", "Alex", a signature line)
+was never meant as an order: it is listed as ignored, never called an error.
 """
 
 from __future__ import annotations
@@ -53,6 +58,8 @@ class Orders:
     lines: tuple[OrderLine, ...] = ()
     secret: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: Lines that were no order attempt (sign-offs, greetings, prose), as written.
+    ignored: tuple[str, ...] = ()
 
     @property
     def commands(self) -> list[tuple["OrderLine", Any]]:
@@ -82,6 +89,27 @@ def _verb(word: str) -> str:
         return starts[0]
     near = difflib.get_close_matches(word, list(VERBS), n=3, cutoff=0.7)
     raise LineError(f"unknown order {word!r}", [VERBS[v][1] for v in near])
+
+
+def _meant_as_order(head: str, rest: str, state: GameState, actor: Actor) -> bool:
+    """Whether a line with an unknown first word was meant as an order.
+
+    It was when the nearest verb reads the rest of the line ("PLCE Phaestos");
+    "Please find my orders below" and "Love," were not, though PLEASE and LOVE
+    are near PLACE and MOVE.
+    """
+    word = head.upper().rstrip(":")
+    for verb in difflib.get_close_matches(word, list(VERBS), n=3, cutoff=0.7):
+        try:
+            VERBS[verb][0](state, actor, rest, [])
+        except Exception:  # a probe: whatever the parser objects to, the line is no order of that verb
+            continue
+        return True
+    return False
+
+
+#: A list marker a phone or a word processor puts before a line: "- ", "* ", "• ", "1. ", "2) ".
+_BULLET = re.compile(r"^(?:[-*•·‣◦]|\d{1,2}[.)])\s+(?=\S)")
 
 
 def canonical(command: Any, state: GameState) -> str:
@@ -118,9 +146,10 @@ def _on_behalf(state: GameState, text: str) -> tuple[Actor, str]:
 def parse_orders(text: str, state: GameState, actor: Actor) -> Orders:
     """Parse every line; a bad line gets an error and the rest still count."""
     lines: list[OrderLine] = []
+    ignored: list[str] = []
     secret: str | None = None
     for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
+        line = _BULLET.sub("", raw.strip())
         if not line or line.startswith("#") or line.startswith("//"):
             continue
         words = line.split(None, 1)
@@ -137,7 +166,14 @@ def parse_orders(text: str, state: GameState, actor: Actor) -> Orders:
                 who, line_order = _on_behalf(state, line)
                 words = line_order.split(None, 1)
                 head, rest = words[0], (words[1].strip() if len(words) > 1 else "")
-            parser, _usage = VERBS[_verb(head)]
+            try:
+                verb = _verb(head)
+            except LineError:
+                if not _meant_as_order(head, rest, state, who):
+                    ignored.append(line)
+                    continue
+                raise
+            parser, _usage = VERBS[verb]
             notes: list[str] = []
             command = parser(state, who, rest, notes)
             lines.append(OrderLine(number, line, command, canonical(command, state), notes=tuple(notes)))
@@ -145,4 +181,4 @@ def parse_orders(text: str, state: GameState, actor: Actor) -> Orders:
             lines.append(OrderLine(number, line, error=str(exc).strip("'\"")))
         except LineError as exc:
             lines.append(OrderLine(number, line, error=str(exc), suggestions=exc.suggestions))
-    return Orders(tuple(lines), secret)
+    return Orders(tuple(lines), secret, ignored=tuple(ignored))

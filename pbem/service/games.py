@@ -239,10 +239,16 @@ class Receipt:
     notes: list[str] = field(default_factory=list)
     help: list[str] = field(default_factory=list)
     deadline: str | None = None
+    ignored: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return not self.errors
+
+    @property
+    def nothing_found(self) -> bool:
+        """No order, no refused line and no HELP: the message held nothing the server could act on."""
+        return not self.accepted and not self.errors and not self.help
 
     def text(self) -> str:
         lines = [f"Game {self.game}: orders from {self.player}"]
@@ -255,7 +261,9 @@ class Receipt:
         lines += self.help
         if self.deadline:
             lines.append(f"  next deadline: {self.deadline}")
-        if not self.accepted and not self.errors and not self.help:
+        if self.ignored:
+            lines.append(f"  not read as orders: {len(self.ignored)} line{'s' if len(self.ignored) != 1 else ''}")
+        if self.nothing_found:
             lines.append("  no orders found in the message")
         return "\n".join(lines)
 
@@ -286,14 +294,22 @@ def take_orders(
     message_id: str | None = None,
     recipient: str | None = None,
     notes: Sequence[str] = (),
+    in_reply_to: str | None = None,
+    origin: str = "",
 ) -> Receipt:
-    """Parse and decide every order of one message; record, acknowledge and prompt."""
+    """Parse and decide every order of one message; record, acknowledge and prompt.
+
+    ``message_id`` keys the orders against a second delivery; ``in_reply_to``
+    (default: the same) threads the acknowledgement; ``origin`` is a line the
+    acknowledgement adds about where the orders came from.
+    """
     batch, game = _open(uow, game_id, now)
     before = batch.state
     player = batch.state.player(actor.player_id) if actor.player_id is not None else None
     label = (f"{player.name} ({player.nation})" if player.nation else player.name) if player else "moderator"
     receipt = Receipt(game_id, label, notes=list(notes))
     orders = parse_orders(text, batch.state, actor)
+    receipt.ignored = list(orders.ignored)
     who = f"player:{actor.player_id}" if actor.player_id is not None else "moderator"
     for number, line in enumerate(orders.lines):
         if line.help:
@@ -328,7 +344,10 @@ def take_orders(
         on_file=receipt.on_file,
         notes=receipt.notes + receipt.help,
         chain_head=batch.chain_head,
-        in_reply_to=message_id,
+        in_reply_to=in_reply_to or message_id,
+        ignored=receipt.ignored,
+        origin=origin,
+        nothing_found=receipt.nothing_found,
     )
     if batch.events:
         _announce(batch, letters, before)

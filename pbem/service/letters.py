@@ -61,6 +61,37 @@ def _units_line(state: GameState, nation: str) -> str:
     return ", ".join(parts)
 
 
+#: An acknowledgement lists at most this many accepted orders, and this many refused lines;
+#: the rest are counted, so a message of a million lines still gets a short answer.
+ACK_MAX_LINES = 60
+ACK_MAX_ERRORS = 20
+#: Notes (HELP answers included) an acknowledgement repeats; the same note is given once.
+ACK_MAX_NOTES = 8
+#: Lines the one-line list of ignored text quotes.
+ACK_MAX_IGNORED = 4
+
+
+def _clip(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _bounded_notes(notes: Sequence[str]) -> list[str]:
+    unique = list(dict.fromkeys(notes))
+    kept = [_clip(n, 4000) for n in unique[:ACK_MAX_NOTES]]
+    if len(unique) > ACK_MAX_NOTES:
+        kept.append(f"... and {len(unique) - ACK_MAX_NOTES} more notes (ask one HELP at a time).")
+    return kept
+
+
+def _ignored_line(ignored: Sequence[str]) -> str:
+    """Text that was no order, in one short line: quoted, clipped, the rest counted."""
+    if not ignored:
+        return ""
+    shown = ", ".join(f'"{_clip(i, 30)}"' for i in ignored[:ACK_MAX_IGNORED])
+    more = len(ignored) - ACK_MAX_IGNORED
+    return shown + (f" and {more} more line{'s' if more != 1 else ''}" if more > 0 else "") + "."
+
+
 @dataclass
 class Letters:
     """Builds outbox rows for one game within one unit of work."""
@@ -183,7 +214,16 @@ class Letters:
         notes: Sequence[str],
         chain_head: str,
         in_reply_to: str | None,
+        ignored: Sequence[str] = (),
+        origin: str = "",
+        nothing_found: bool = False,
     ) -> None:
+        """What the server understood of one message, bounded however much the message held.
+
+        A message with no order in it says so first (subject and first line),
+        with what is still needed and the order block to edit.
+        """
+        mine = [p for p in pending(state).values() if player is not None and p.player_id == player.id]
         self._post(
             "ack",
             state,
@@ -191,11 +231,25 @@ class Letters:
             {
                 **self._common(state, chain_head),
                 "player": self._label(player) if player else "moderator",
-                "accepted": list(accepted),
-                "errors": list(errors),
+                "accepted": [_clip(a) for a in accepted[:ACK_MAX_LINES]],
+                "accepted_left": max(0, len(accepted) - ACK_MAX_LINES),
+                "errors": [
+                    {**e, "text": _clip(str(e["text"])), "reason": _clip(str(e["reason"]), 300)} for e in errors[:ACK_MAX_ERRORS]
+                ],
+                "error_count": len(errors),
+                "errors_left": max(0, len(errors) - ACK_MAX_ERRORS),
+                "ignored": _ignored_line(ignored),
                 "on_file": list(on_file),
                 "deadline": state.deadline,
-                "notes": list(notes),
+                "notes": _bounded_notes(notes),
+                # what a message with no order in it is answered first: what is still needed
+                "nothing_found": (
+                    ("Still needed from you: " + mine[0].question if mine else "Nothing more is needed from you now.")
+                    if nothing_found
+                    else ""
+                ),
+                "template": mine[0].template if mine and nothing_found else "",
+                "origin": origin,
             },
             f"ack:{in_reply_to or 'cli'}",
             reply_to=self.reply_to(state, player) if player else None,

@@ -17,6 +17,13 @@ ACK = {
     "chain_head": "3f9a1c2b",
     "variants": [],
     "notes": ["1 attachment was ignored; orders are read only from the message text."],
+    "error_count": 2,
+    "errors_left": 0,
+    "accepted_left": 0,
+    "ignored": '"Thanks," and "Alex".',
+    "nothing_found": "",
+    "template": "",
+    "origin": "",
 }
 
 PROMPT = {

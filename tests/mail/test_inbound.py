@@ -415,3 +415,81 @@ def test_hostile_bytes_are_read_without_crashing_and_without_surrogates(name, ra
     assert (mail.from_addr, mail.message_id) == (from_addr, message_id), name
     for text in (mail.from_addr, mail.from_name, mail.message_id, mail.subject, mail.body, *mail.problems):
         text.encode("utf-8")  # a surrogate left in any of them would raise here
+
+
+# --------------------------------------------------------------------------
+# orders wherever the player wrote them
+
+
+QUOTED_PROMPT = [
+    "Ben: Choose your nation.",
+    "",
+    f"{ORDERS_BEGIN}",
+    "NATION Africa",
+    "PLACE Sahara",
+    f"{ORDERS_END}",
+]
+
+
+def _marked(lines):
+    return "\n".join("> " + ln if ln else ">" for ln in lines)
+
+
+def _plain(lines):
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "On Wed, Nov 25, 2026 at 10:00 AM pbem <pbem+g1.2.abc@pbem.localhost> wrote:",
+        "On Wed, Nov 25, 2026 at 10:00 AM pbem <\npbem+g1.2.abc@pbem.localhost> wrote:",  # Gmail, wrapped
+        "--- On Wed, 11/25/26, pbem <pbem@pbem.localhost> wrote:",  # old Yahoo
+        "-----Original Message-----\nFrom: pbem <pbem@pbem.localhost>\nTo: ben <ben@example.net>\nSent: Wed, Nov 25, 2026 10:00 am\nSubject: [g1] your orders",  # AOL
+        "----- Original Message -----\nFrom: \"pbem\" <pbem@pbem.localhost>\nTo: \"ben\" <ben@example.net>\nSent: Wednesday, November 25, 2026 10:00:00 AM\nSubject: [g1] your orders",  # Zimbra
+        "________________________________\nFrom: pbem <pbem@pbem.localhost>\nSent: Wednesday, November 25, 2026 10:00\nTo: Ben\nSubject: [g1] your orders",  # Outlook
+        "Date: Wed, 25 Nov 2026 10:00:00 +0000\nSubject: [g1] your orders\nFrom: pbem@pbem.localhost\nTo: ben@example.net",  # Hotmail
+        "От: pbem [mailto:pbem@pbem.localhost]\nОтправлено: 25 ноября 2026 г. 10:00\nКому: ben@example.net\nТема: [g1] your orders",  # Windows Mail, Russian
+        "Von: pbem <pbem@pbem.localhost>\nGesendet: Mittwoch, 25. November 2026 10:00\nAn: Ben\nBetreff: [g1] your orders",  # Outlook, German
+        "25.11.2026, 10:00, pbem <pbem@pbem.localhost> пишет:",  # Yandex
+    ],
+)
+def test_orders_below_a_marked_quote_are_read_under_every_client_header(header):
+    text = f"{header}\n{_marked(QUOTED_PROMPT)}\n\nNATION Crete\nPLACE Phaestos\n\nThanks,\nAlex\n"
+    assert extract_order_text(text) == "NATION Crete\nPLACE Phaestos\n\nThanks,\nAlex"
+    top = f"NATION Crete\nPLACE Phaestos\n\n{header}\n{_marked(QUOTED_PROMPT)}\n"
+    assert extract_order_text(top) == "NATION Crete\nPLACE Phaestos"
+
+
+def test_orders_between_quoted_lines_are_read():
+    text = (
+        "On Wed, Nov 25, 2026 at 10:00 AM pbem <pbem@pbem.localhost> wrote:\n"
+        "> Ben: Choose your nation.\n> NATION Africa\nNATION Crete\n> PLACE Sahara\nPLACE Phaestos\n> -- \n> g1\n"
+    )
+    assert extract_order_text(text) == "NATION Crete\nPLACE Phaestos"
+
+
+def test_an_unmarked_quote_is_the_rest_of_the_message_but_for_what_follows_the_prompt():
+    outlook = "________________________________\nFrom: pbem <pbem@pbem.localhost>\nSent: Wednesday\nTo: Ben\nSubject: x\n\n"
+    assert extract_order_text("NATION Crete\n\n" + outlook + _plain(QUOTED_PROMPT) + "\n") == "NATION Crete"
+    below = outlook + _plain(QUOTED_PROMPT) + "\n\nNATION Crete\nPLACE Phaestos\n"
+    assert extract_order_text(below) == "NATION Crete\nPLACE Phaestos"
+    older = outlook + "Ben (Crete): your orders are on file.\nMOVE 1 FROM A TO B\n"
+    assert extract_order_text(older) == ""
+
+
+def test_html_blockquote_then_orders_below_it():
+    html = (
+        "<div>On Wed, pbem &lt;pbem@pbem.localhost&gt; wrote:</div><blockquote><div>NATION Africa</div>"
+        "<div>PLACE Sahara</div></blockquote><div>NATION Crete</div><div>PLACE Phaestos</div>"
+    )
+    assert extract_order_text(html_to_text(html)) == "NATION Crete\nPLACE Phaestos"
+
+
+def test_fullwidth_and_compatibility_letters_are_normalised():
+    assert extract_order_text("ＮＡＴＩＯＮ Ｃｒｅｔｅ\nPLACE\u00a0Phaes\u00adtos\n") == "NATION Crete\nPLACE Phaestos"
+
+
+def test_signature_runs_to_the_next_quote():
+    text = "NATION Crete\n-- \nAlex\n+44 20 7946 0000\nOn Wed, pbem <p@x.org> wrote:\n> NATION Africa\nPLACE Phaestos\n"
+    assert extract_order_text(text) == "NATION Crete\nPLACE Phaestos"

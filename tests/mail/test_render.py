@@ -51,10 +51,18 @@ def test_strict_undefined_catches_every_missing_variable(renderer, kind, key):
 
 def test_subjects(renderer):
     assert renderer.render("ack", ACK).subject == "[nile-1] Orders received with 2 errors"
-    assert renderer.render("ack", {**ACK, "errors": ACK["errors"][:1]}).subject == (
+    assert renderer.render("ack", {**ACK, "errors": ACK["errors"][:1], "error_count": 1}).subject == (
         "[nile-1] Orders received with 1 error"
     )
-    assert renderer.render("ack", {**ACK, "errors": []}).subject == "[nile-1] Orders received"
+    assert renderer.render("ack", {**ACK, "errors": [], "error_count": 0}).subject == "[nile-1] Orders received"
+    empty = renderer.render(
+        "ack",
+        {**ACK, "errors": [], "error_count": 0, "accepted": [], "nothing_found": "Still needed from you: Which nation?",
+         "template": "NATION Africa"},
+    )
+    assert empty.subject == "[nile-1] No orders found in your message"
+    assert empty.text.startswith("No orders found in your message, Egypt. Still needed from you: Which nation?")
+    assert "NATION Africa" in empty.text and "ACCEPTED FROM THIS MESSAGE" not in empty.text
     assert renderer.render("prompt", PROMPT).subject == "[nile-1] Turn 3: Movement — your orders"
     assert renderer.render("prompt", {**PROMPT, "turn": None, "phase": "Choose a nation"}).subject == (
         "[nile-1] Setup: Choose a nation — your orders"

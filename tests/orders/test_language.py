@@ -66,3 +66,29 @@ def test_every_verb_is_documented_in_the_order_language_page():
     page = (Path(__file__).parents[2] / "docs" / "orders.md").read_text()
     missing = [verb for verb in VERBS if f"`{verb}" not in page and f"/ `{verb}" not in page]
     assert not missing, f"not in docs/orders.md: {missing}"
+
+
+def test_lines_that_are_no_order_attempt_are_ignored_not_errors():
+    text = (
+        "Hi all,\n"
+        "Please find my orders below.\n"
+        "I'll go for Crete this time.\n"
+        "- NATION Crete\n"
+        "2) PLACE Phaestos\n"
+        "Thanks,\nLove,\nLater!\nAlex\nkthxbai\n"
+        "Confidentiality notice: this e-mail is for its addressee only.\n"
+        "Tel: +44 20 7946 0000\n"
+    )
+    orders = parse_orders(text, game(), Actor(player_id=1))
+    assert orders.errors == []
+    assert [line.canonical for line in orders.lines] == ["NATION Crete", "PLACE Phaestos"]
+    assert orders.ignored == (
+        "Hi all,", "Please find my orders below.", "I'll go for Crete this time.", "Thanks,", "Love,", "Later!",
+        "Alex", "kthxbai", "Confidentiality notice: this e-mail is for its addressee only.", "Tel: +44 20 7946 0000",
+    )
+
+
+def test_a_near_verb_whose_line_reads_as_its_order_is_an_error_with_the_verb_offered():
+    orders = parse_orders("PLCAE Knossos\nPlease Knossos\n", game(), Actor(player_id=1))
+    assert [line.text for line in orders.errors] == ["PLCAE Knossos", "Please Knossos"]
+    assert all(line.suggestions == ("PLACE <area>",) for line in orders.errors)
