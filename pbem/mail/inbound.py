@@ -23,6 +23,7 @@ from email.parser import BytesHeaderParser, BytesParser
 
 from pbem.mail.html_text import html_to_text
 from pbem.mail.automatic import Automatic, recognise
+from pbem.mail.limits import tame_header_fields
 from pbem.mail.order_text import extract_order_text
 
 __all__ = ["InboundMail", "MailRejected", "human_size", "parse_message"]
@@ -482,6 +483,7 @@ def parse_message(raw: bytes, *, max_bytes: int = 1_000_000, null_return_path: b
         )
     if not raw.strip():
         raise MailRejected("The message was empty.")
+    raw, _ = tame_header_fields(raw)
 
     msg = _parse(raw)
     try:

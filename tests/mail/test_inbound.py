@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from pbem.mail.html_text import html_to_text
 from pbem.mail.inbound import InboundMail, MailRejected, human_size, parse_message
+from pbem.mail.limits import tame_header_fields
 from pbem.mail.order_text import ORDERS_BEGIN, ORDERS_END, extract_order_text
 
 MESSAGES = Path(__file__).parent / "messages"
@@ -493,3 +494,28 @@ def test_fullwidth_and_compatibility_letters_are_normalised():
 def test_signature_runs_to_the_next_quote():
     text = "NATION Crete\n-- \nAlex\n+44 20 7946 0000\nOn Wed, pbem <p@x.org> wrote:\n> NATION Africa\nPLACE Phaestos\n"
     assert extract_order_text(text) == "NATION Crete\nPLACE Phaestos"
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        "To: " + "(c)" * 22_000,
+        "To: ben@example.net, " + ", ".join(f"u{i} (x) <u{i}@example.org>" for i in range(3_000)),
+        "Content-Type: text/plain; charset=utf-8; x=" + "(c)" * 22_000,
+        "Content-Disposition: inline; " + "(c)" * 22_000,
+        "Cc: a@b.org,\r\n " + "(c)\r\n " * 20_000 + "c@d.org",
+    ],
+)
+def test_an_oversized_header_field_is_cut_down_before_it_is_parsed(field):
+    raw = f"From: Ben <ben@example.net>\r\n{field}\r\nSubject: x\r\n\r\nNATION Crete\r\n".encode()
+    assert tame_header_fields(raw)[1] == 1  # rewritten before the slow structured parser sees it
+    mail = parse_message(raw, max_bytes=10_000_000)
+    assert mail.from_addr == "ben@example.net" and mail.body == "NATION Crete"
+
+
+def test_a_long_field_in_a_mime_part_is_cut_down_too():
+    raw = (
+        "From: ben@example.net\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n"
+        "--b\r\nContent-Type: text/plain; charset=utf-8; x=" + "(c)" * 22_000 + "\r\n\r\nNATION Crete\r\n--b--\r\n"
+    ).encode()
+    assert parse_message(raw, max_bytes=10_000_000).body == "NATION Crete"
