@@ -24,7 +24,7 @@ from email.parser import BytesHeaderParser, BytesParser
 from pbem.mail.html_text import html_to_text
 from pbem.mail.automatic import Automatic, recognise
 from pbem.mail.limits import tame_header_fields
-from pbem.mail.order_text import extract_order_text
+from pbem.mail.order_text import read_reply
 
 __all__ = ["InboundMail", "MailRejected", "human_size", "parse_message"]
 
@@ -54,6 +54,7 @@ class InboundMail:
     problems: tuple[str, ...] = field(default=())
     senders: int = 1  # mailboxes the From header names: anything but one cannot prove who sent it
     automatic: Automatic | None = None  # an auto-reply or a bounce: never played, never answered
+    quoted: tuple[str, ...] = ()  # the quoted lines, marks taken off (see order_text.Reply)
 
 
 # --------------------------------------------------------------------------
@@ -559,7 +560,7 @@ def parse_message(raw: bytes, *, max_bytes: int = 1_000_000, null_return_path: b
     problems.extend(acc.problems)
 
     automatic = recognise(msg, from_addr, body_text, null_return_path=null_return_path)
-    body = extract_order_text(body_text)
+    reply = read_reply(body_text)
 
     return InboundMail(
         message_id=message_id,
@@ -570,8 +571,9 @@ def parse_message(raw: bytes, *, max_bytes: int = 1_000_000, null_return_path: b
         subject=subject,
         in_reply_to=in_reply_to,
         references=references,
-        body=body,
+        body=reply.own,
         problems=tuple(problems),
         senders=max(1, len(mailboxes)),
         automatic=automatic,
+        quoted=reply.quoted,
     )

@@ -18,6 +18,10 @@ drops what they did not:
   player's;
 * a signature from its "-- " line to the next quote, and phone footers.
 
+The quoted lines are kept aside (`Reply.quoted`): a player may edit the
+prompt's block where it stands, inside the quote; `added_lines` finds such
+lines by comparing the quote with the letter it quotes.
+
 Sign-offs and signatures written without "-- " stay in the text: the order
 parser reads as orders only lines that start with an order's verb and lists
 the rest as ignored, so "Thanks," is never called an error. When the kept
@@ -30,6 +34,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 
 ORDERS_BEGIN = "===== ORDERS: edit below this line ====="
 ORDERS_END = "===== END OF ORDERS ====="
@@ -63,7 +68,7 @@ _RULE_HEADER = re.compile(
     r"^-{2,}\s*(?:Original Message|Original message|Forwarded message|Forwarded Message|"
     r"Ursprüngliche Nachricht|Originalnachricht|Message d'origine|Message original|Mensaje original|"
     r"Messaggio originale|Oorspronkelijk bericht|Исходное сообщение|Пересылаемое сообщение|"
-    r"Ursprungligt meddelande|Oprindelig meddelelse|Opprinnelig melding|Wiadomość oryginalna)\s*-{2,}$"
+    r"Ursprungligt meddelande|Oprindelig meddelelse|Opprinnelig melding|Wiadomość oryginalna)\s*-{2,}(?:\s.*)?$"
     r"|^Begin forwarded message:$",
     re.I,
 )
@@ -88,10 +93,15 @@ _MOBILE_FOOTER = re.compile(
     r"Get Outlook for (iOS|Android).*|Sent from the all[- ]new AOL app.*|"
     r"Sent from Samsung.*|Sent from Yahoo Mail.*|Sent from Gmail Mobile|"
     r"Envoy[ée] de mon \S.*|Von meinem \S.* gesendet\.?|Enviado desde mi \S.*|Inviato da .*(iPhone|Android).*|"
-    r"Отправлено с (iPhone|Android|моего).*"
+    r"Отправлено (с|из) .*|Sent from .*"
     r")$",
     re.I,
 )
+
+_QUOTE_MARKS = re.compile(r"^\s*(?:>\s?)+")
+_BULLET = re.compile(r"^\s*(?:[-*•·‣◦]|\d{1,2}[.)])\s+")
+#: A rule line format=flowed joined to the header after it (Outlook Express ends the rule with a space).
+_JOINED_RULE = re.compile(r"^(\s*-{2,}\s*Original Message\s*-{2,})\s+(\S.*)$", re.I)
 
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
 
@@ -155,18 +165,27 @@ def _signature_at(line: str) -> bool:
 def _normalise(text: str) -> list[str]:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = unicodedata.normalize("NFKC", text.translate(_INVISIBLE))
-    return [ln if ln == "-- " else ln.rstrip() for ln in text.split("\n")]
+    lines: list[str] = []
+    for ln in text.split("\n"):
+        joined = _JOINED_RULE.match(ln)
+        lines.extend([joined.group(1), joined.group(2)] if joined else [ln if ln == "-- " else ln.rstrip()])
+    return lines
 
 
-def _own_lines(lines: list[str]) -> list[str]:
-    """Every line the player wrote, in order; quotes, their headers, signatures and footers left out."""
+def _own_lines(lines: list[str]) -> tuple[list[str], list[str]]:
+    """(every line the player wrote, every quoted line with its marks taken off), each in order."""
     kept: list[str] = []
+    quoted: list[str] = []
     end_marker = ORDERS_END.lower()
     i = 0
     while i < len(lines):
         line = lines[i]
         stripped = line.strip()
-        if _quoted(line) or _MOBILE_FOOTER.match(stripped):
+        if _quoted(line):
+            quoted.append(_QUOTE_MARKS.sub("", line))
+            i += 1
+            continue
+        if _MOBILE_FOOTER.match(stripped):
             i += 1
             continue
         if _signature_at(line):
@@ -186,9 +205,12 @@ def _own_lines(lines: list[str]) -> list[str]:
         # An unmarked quote runs to the end, except what follows the prompt's own order block.
         rest = [n.strip().lower() for n in lines[i + size:]]
         if end_marker not in rest:
+            quoted.extend(lines[i + size:])
             break
-        i = i + size + len(rest) - rest[::-1].index(end_marker)
-    return kept
+        resume = i + size + len(rest) - rest[::-1].index(end_marker)
+        quoted.extend(lines[i + size:resume])
+        i = resume
+    return kept, quoted
 
 
 def _quote_header(lines: list[str], i: int) -> int:
@@ -223,7 +245,67 @@ def _select_order_block(lines: list[str]) -> list[str]:
     return lines[start:stop]
 
 
+def _block_in(lines: list[str]) -> tuple[str, ...]:
+    """The lines between the last pair of order block markers in ``lines`` (none if there is no pair)."""
+    norm = [ln.strip().lower() for ln in lines]
+    begin, end = ORDERS_BEGIN.lower(), ORDERS_END.lower()
+    if begin not in norm:
+        return ()
+    start = len(norm) - norm[::-1].index(begin)
+    if end not in norm[start:]:
+        return ()
+    stop = norm.index(end, start)
+    return tuple(ln.strip() for ln in lines[start:stop] if ln.strip())
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a reply holds for the order reader."""
+
+    own: str  # the lines the player wrote, blank edges trimmed
+    #: The quoted lines, marks taken off. A player may write inside the quote (edit the
+    #: prompt's order block where it stands, or answer inline in Outlook's unmarked quote);
+    #: only the service, which has the letter that was quoted, can tell those lines apart.
+    quoted: tuple[str, ...] = ()
+
+
+def read_reply(text: str) -> Reply:
+    own, quoted = _own_lines(_normalise(text))
+    kept = _select_order_block(_trim_blank(own))
+    return Reply("\n".join(_trim_blank(kept)), tuple(ln.strip() for ln in quoted if ln.strip()))
+
+
+def _comparable(line: str) -> str:
+    return " ".join(_BULLET.sub("", line).split()).casefold()
+
+
+def added_lines(quoted: tuple[str, ...], letters: list[str]) -> list[str]:
+    """The lines of a quote that the quoted letter did not have: what the player wrote inside it.
+
+    ``letters`` are the texts of the letter that was quoted (its plain part, its
+    HTML part as text). A quoted line is the player's when it is found nowhere
+    in them, even joined or cut as clients rewrap lines, or when it occurs more
+    often in the quote than in the letter ("NATION Crete" typed again under
+    the list of choices that names it).
+    """
+    texts = [[_comparable(ln) for ln in _normalise(t)] for t in letters]
+    whole = [" ".join(x for x in lines if x) for lines in texts]
+    seen: dict[str, int] = {}
+    added: list[str] = []
+    for line in quoted:
+        key = _comparable(line)
+        if not key:
+            continue
+        seen[key] = seen.get(key, 0) + 1
+        in_letter = max((lines.count(key) for lines in texts), default=0)
+        if seen[key] > in_letter and not (in_letter == 0 and any(key in w for w in whole)):
+            added.append(line)
+    return added
+
+
 def extract_order_text(text: str) -> str:
     """The lines of ``text`` the player wrote (see the module's docstring), blank edges trimmed."""
-    kept = _select_order_block(_trim_blank(_own_lines(_normalise(text))))
-    return "\n".join(_trim_blank(kept))
+    return read_reply(text).own
+
+
+

@@ -296,12 +296,16 @@ def take_orders(
     notes: Sequence[str] = (),
     in_reply_to: str | None = None,
     origin: str = "",
+    quoted_orders: Sequence[str] = (),
 ) -> Receipt:
     """Parse and decide every order of one message; record, acknowledge and prompt.
 
     ``message_id`` keys the orders against a second delivery; ``in_reply_to``
     (default: the same) threads the acknowledgement; ``origin`` is a line the
-    acknowledgement adds about where the orders came from.
+    acknowledgement adds about where the orders came from. ``quoted_orders``
+    are lines the player wrote inside a quote: each is taken when it is a
+    complete, legal order and passed over in silence otherwise, since quoted
+    text rewrapped by a client is no attempt at an order.
     """
     batch, game = _open(uow, game_id, now)
     before = batch.state
@@ -310,25 +314,35 @@ def take_orders(
     receipt = Receipt(game_id, label, notes=list(notes))
     orders = parse_orders(text, batch.state, actor)
     receipt.ignored = list(orders.ignored)
+    quoted = parse_orders("\n".join(quoted_orders), batch.state, actor) if quoted_orders else None
+    tentative = [line for line in quoted.lines if line.command is not None] if quoted else []
     who = f"player:{actor.player_id}" if actor.player_id is not None else "moderator"
-    for number, line in enumerate(orders.lines):
+    def attempt(number: int, line) -> Rejection | None:
+        try:
+            batch.decide(line.command, actor=who, source=source, dedupe=f"{message_id}#{number}" if message_id else None)
+        except Rejection as exc:
+            return exc
+        receipt.accepted.append(line.canonical + (f"  ({'; '.join(line.notes)})" if line.notes else ""))
+        return None
+
+    refused: dict[int, tuple[object, Rejection]] = {}
+    took_from_quote = False
+    for number, line in enumerate([*orders.lines, *tentative]):
         if line.help:
             receipt.help.append(line.help)
-            continue
-        if line.error:
+        elif line.error:
             receipt.errors.append(
                 {"line": line.number, "text": line.text, "reason": line.error, "suggestions": list(line.suggestions)}
             )
-            continue
-        assert line.command is not None
-        try:
-            dedupe = f"{message_id}#{number}" if message_id else None
-            batch.decide(line.command, actor=who, source=source, dedupe=dedupe)
-            receipt.accepted.append(line.canonical + (f"  ({'; '.join(line.notes)})" if line.notes else ""))
-        except Rejection as exc:
-            receipt.errors.append(
-                {"line": line.number, "text": line.text, "reason": str(exc), "suggestions": list(exc.suggestions)}
-            )
+        elif number >= len(orders.lines):  # a line from inside a quote: taken if legal, else no attempt at all
+            took_from_quote = attempt(number, line) is None or took_from_quote
+        elif (exc := attempt(number, line)) is not None:
+            refused[number] = (line, exc)
+    if took_from_quote:  # "NATION" written in the quote, "PLACE" below it: try what waited on it again
+        refused = {n: (line, exc) for n, (line, _) in refused.items() if (exc := attempt(n, line)) is not None}
+    for line, exc in refused.values():
+        receipt.errors.append({"line": line.number, "text": line.text, "reason": str(exc), "suggestions": list(exc.suggestions)})
+    receipt.errors.sort(key=lambda e: e["line"])
     letters = _letters(uow, settings, game, now)
     if batch.events:
         _set_deadline(batch, game, settings, before)
@@ -348,6 +362,7 @@ def take_orders(
         ignored=receipt.ignored,
         origin=origin,
         nothing_found=receipt.nothing_found,
+        key=message_id,
     )
     if batch.events:
         _announce(batch, letters, before)

@@ -11,8 +11,10 @@ answered only to an address of record, never to the claimed sender.
 
 from __future__ import annotations
 
+import email
 import email.parser
 import email.policy
+import hashlib
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,6 +22,8 @@ from datetime import datetime
 from sqlalchemy import Engine
 
 from pbem.mail.inbound import InboundMail, MailRejected, parse_message
+from pbem.mail.html_text import html_to_text
+from pbem.mail.order_text import added_lines
 from pbem.mail.tokens import parse_game_address, parse_reply_address
 from pbem.orders.language import Actor
 from pbem.store.inbox import message_key
@@ -43,10 +47,36 @@ def _message_id_of(raw: bytes) -> str:
     return value or message_key(raw)
 
 
+#: Header fields a relay adds or changes when it delivers the same message again.
+_TRACE_FIELDS = re.compile(
+    rb"^(received|return-path|delivered-to|x-original-to|x-envelope-[a-z-]*|authentication-results|arc-[a-z-]*|"
+    rb"x-spam-[a-z-]*|x-virus-[a-z-]*|x-ms-exchange-[a-z-]*|x-gm-[a-z-]*|x-received|dkim-signature|received-spf)$",
+    re.I,
+)
+
+
+def content_key(raw: bytes) -> str:
+    """The message without what a relay adds on each delivery: equal for a second delivery, not for a new message."""
+    head, sep, body = raw.replace(b"\r\n", b"\n").partition(b"\n\n")
+    fields = re.split(rb"\n(?![ \t])", head)
+    kept = [f for f in fields if not _TRACE_FIELDS.match(f.split(b":", 1)[0].strip())]
+    return hashlib.sha256(b"\n".join(kept) + sep + body).hexdigest()
+
+
 def accept(db: Engine, raw: bytes, mail_from: str, rcpt_tos: list[str], now: datetime) -> tuple[int, bool]:
-    """Store one delivered message durably; (inbox id, is it new)."""
+    """Store one delivered message durably; (inbox id, is it new).
+
+    A message is the same as one stored before when its Message-ID and its
+    content (`content_key`) both match: a relay's second delivery. A different
+    message reusing a Message-ID (a client bug, or a forger's) is stored
+    under the Message-ID with its content's key appended, and handled.
+    """
+    message_id = _message_id_of(raw)
     with UnitOfWork(db) as uow:
-        return uow.inbox.store(raw, _message_id_of(raw), mail_from or "", list(rcpt_tos), now)
+        earlier = uow.inbox.by_message_id(message_id)
+        if earlier is not None and content_key(bytes(earlier.raw)) != content_key(raw):
+            message_id = f"{message_id}#{content_key(raw)[:16]}"
+        return uow.inbox.store(raw, message_id, mail_from or "", list(rcpt_tos), now)
 
 
 @dataclass(frozen=True)
@@ -84,11 +114,18 @@ def _refuse(letters: Letters, recipients: set[str], game: str | None, title: str
         letters.notice(address, game, title, lines, purpose)
 
 
-def _handle(uow: UnitOfWork, settings: Settings, row, now: datetime) -> Outcome:
+def _read(row, settings: Settings) -> InboundMail | MailRejected:
+    """Parse a stored message: the slow part, done before the write transaction opens."""
     try:
-        mail = parse_message(row.raw, max_bytes=settings.max_message_bytes, null_return_path=row.envelope_from == "<>")
+        return parse_message(bytes(row.raw), max_bytes=settings.max_message_bytes, null_return_path=row.envelope_from == "<>")
     except MailRejected as exc:
-        return _refuse_unreadable(uow, settings, row, exc.reason, now)
+        return exc
+
+
+def _handle(uow: UnitOfWork, settings: Settings, row, mail: InboundMail | MailRejected, now: datetime) -> Outcome:
+    if isinstance(mail, MailRejected):
+        return _refuse_unreadable(uow, settings, row, mail.reason, now)
+    key = row.message_id  # the stored key: the Message-ID, or it and the content's key when it was reused
     if mail.automatic is not None and mail.automatic.kind == "bounce":
         bounced = record_bounce(uow, settings, mail, list(row.envelope_to or []), now)
         return Outcome("rejected", f"not answered: {bounced.detail}", bounced.game_id)
@@ -113,7 +150,7 @@ def _handle(uow: UnitOfWork, settings: Settings, row, now: datetime) -> Outcome:
                     "from one mailbox, your address of record.",
                     "Nothing was changed. If it was you, send it again from your usual address alone.",
                 ],
-                f"senders:{mail.message_id}",
+                f"senders:{key}",
             )
         return Outcome("rejected", f"From names {mail.senders} mailboxes", game_id)
     player = None
@@ -130,7 +167,7 @@ def _handle(uow: UnitOfWork, settings: Settings, row, now: datetime) -> Outcome:
                     f"A message to your reply address came from {mail.from_addr}, not from your address of record.",
                     "Nothing was changed. If it was you, reply from your usual address or add your SECRET line.",
                 ],
-                f"forged:{mail.message_id}",
+                f"forged:{key}",
             )
             return Outcome("rejected", f"token for player {token_player} but sender {mail.from_addr}", game_id)
     if player is None:
@@ -151,9 +188,15 @@ def _handle(uow: UnitOfWork, settings: Settings, row, now: datetime) -> Outcome:
                 f"A message for game {game_id} from {mail.from_addr} was ignored: {reason}.",
                 "Nothing was changed. Reply to your latest prompt, or write your SECRET line (from the game-start mail) in the message.",
             ],
-            f"unauth:{mail.message_id}",
+            f"unauth:{key}",
         )
         return Outcome("rejected", f"unauthenticated sender {mail.from_addr}: {reason}", game_id)
+    origin = ""
+    if mail.from_addr != player.email:
+        origin = (
+            f"These orders came from {mail.from_addr}, not from your address of record; "
+            "they were accepted because the message carried your SECRET."
+        )
     take_orders(
         uow,
         settings,
@@ -161,13 +204,39 @@ def _handle(uow: UnitOfWork, settings: Settings, row, now: datetime) -> Outcome:
         Actor(player_id=player.id),
         mail.body,
         now=now,
-        source=f"mail:{mail.message_id}",
-        message_id=mail.message_id,
+        quoted_orders=_written_in_quote(uow, mail),
+        source=f"mail:{key}",
+        message_id=key,
+        in_reply_to=mail.message_id,
         recipient=player.email,
         notes=list(mail.problems),
+        origin=origin,
     )
     _sync_nations(uow, game_id)
     return Outcome("done", f"orders from player {player.id}", game_id)
+
+
+def _written_in_quote(uow: UnitOfWork, mail: InboundMail) -> list[str]:
+    """Lines the player wrote inside the quote of a letter of ours (an edited order block, an inline answer).
+
+    The letter answered is found by In-Reply-To or References among the
+    letters sent; without it, a quote is only a quote.
+    """
+    if not mail.quoted:
+        return []
+    sent = None
+    for message_id in [mail.in_reply_to, *reversed(mail.references)]:
+        if message_id and (sent := uow.outbox.by_message_id(message_id)) is not None:
+            break
+    if sent is None:
+        return []
+    letter = email.message_from_bytes(bytes(sent.raw), policy=email.policy.default)
+    texts = []
+    for kind in ("plain", "html"):
+        part = letter.get_body(preferencelist=(kind,))
+        if part is not None:
+            texts.append(part.get_content() if kind == "plain" else html_to_text(part.get_content()))
+    return added_lines(mail.quoted, texts)
 
 
 def _refuse_unreadable(uow: UnitOfWork, settings: Settings, row, reason: str, now: datetime) -> Outcome:
@@ -183,12 +252,18 @@ def _refuse_unreadable(uow: UnitOfWork, settings: Settings, row, reason: str, no
 def process(db: Engine, settings: Settings, inbox_id: int, now: datetime) -> Outcome:
     """Handle one stored message exactly once; the inbox row is marked in the same transaction."""
 
+    with UnitOfWork(db) as uow:
+        first = uow.inbox.get(inbox_id)
+    if first is None or first.status != "received":
+        return Outcome("skipped", "already handled")
+    mail = _read(first, settings)
+
     def work(uow: UnitOfWork) -> Outcome:
         row = uow.inbox.get(inbox_id)
         if row is None or row.status != "received":
             return Outcome("skipped", "already handled")
         try:
-            outcome = _handle(uow, settings, row, now)
+            outcome = _handle(uow, settings, row, mail, now)
         except GameError as exc:
             outcome = Outcome("rejected", str(exc))
         uow.inbox.mark(inbox_id, outcome.status, error=None if outcome.status == "done" else outcome.detail, game_id=outcome.game, now=now)

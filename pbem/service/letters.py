@@ -217,6 +217,7 @@ class Letters:
         ignored: Sequence[str] = (),
         origin: str = "",
         nothing_found: bool = False,
+        key: str | None = None,
     ) -> None:
         """What the server understood of one message, bounded however much the message held.
 
@@ -251,7 +252,7 @@ class Letters:
                 "template": mine[0].template if mine and nothing_found else "",
                 "origin": origin,
             },
-            f"ack:{in_reply_to or 'cli'}",
+            f"ack:{key or in_reply_to or 'cli'}",
             reply_to=self.reply_to(state, player) if player else None,
             in_reply_to=in_reply_to,
         )
