@@ -21,8 +21,8 @@ import re
 from dataclasses import dataclass, field
 from email.parser import BytesHeaderParser, BytesParser
 
-from pbem.mail.html_text import html_to_text
 from pbem.mail.automatic import Automatic, recognise
+from pbem.mail.html_text import html_to_text
 from pbem.mail.limits import tame_header_fields
 from pbem.mail.order_text import read_reply
 

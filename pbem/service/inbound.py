@@ -21,8 +21,8 @@ from datetime import datetime
 
 from sqlalchemy import Engine
 
-from pbem.mail.inbound import InboundMail, MailRejected, parse_message
 from pbem.mail.html_text import html_to_text
+from pbem.mail.inbound import InboundMail, MailRejected, parse_message
 from pbem.mail.order_text import added_lines
 from pbem.mail.tokens import parse_game_address, parse_reply_address
 from pbem.orders.language import Actor

@@ -28,6 +28,7 @@ from pbem.service.server import PostOffice, utc_now
 from pbem.service.settings import Settings
 from pbem.store.database import ensure_schema, make_engine
 from pbem.store.unit_of_work import UnitOfWork
+
 from .mailclient import letters, send, text_of
 
 CORPUS = Path(__file__).parent.parent / "mail" / "corpus"
@@ -103,7 +104,7 @@ def _mine(settings, game: str):
     return [m for m in letters(settings.maildir, BEN) if f"[{game}]" in str(m["Subject"])]
 
 
-def _inbox(db, game_hint: str):
+def _inbox(db):
     with UnitOfWork(db) as uow:
         rows = list(uow.conn.execute(text("SELECT status, error, game_id FROM inbox ORDER BY id DESC LIMIT 1")))
     return rows[0]
@@ -118,7 +119,7 @@ def test_corpus_message(world, case):
         state = load_state(uow, game)
     ben = next(p for p in state.players if p.name == "Ben")  # with seed s1 he is asked first
     after = _mine(settings, game)
-    status, error, _ = _inbox(db, game)
+    status, error, _ = _inbox(db)
 
     if case["kind"] == "orders":
         assert status == "done", error

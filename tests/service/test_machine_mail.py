@@ -11,6 +11,7 @@ from email.message import EmailMessage
 from email.utils import make_msgid
 
 import pytest
+from sqlalchemy import text
 
 from pbem.service.bounces import bounce_counts
 from pbem.service.games import NewPlayer, create_game
@@ -52,7 +53,7 @@ async def running(db, settings):
 
 def inbox_rows(db):
     with UnitOfWork(db) as uow:
-        return list(uow.conn.execute(__import__("sqlalchemy").text("SELECT status, error FROM inbox ORDER BY id")))
+        return list(uow.conn.execute(text("SELECT status, error FROM inbox ORDER BY id")))
 
 
 def version(db) -> int:
