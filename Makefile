@@ -9,7 +9,7 @@ $(BIN)/pbem: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(BIN)/pbem
 
-.PHONY: install demo test bench clean
+.PHONY: install demo test fuzz bench clean
 install: $(BIN)/pbem
 
 demo: $(BIN)/pbem
@@ -17,6 +17,10 @@ demo: $(BIN)/pbem
 
 test: $(BIN)/pbem
 	$(BIN)/pytest -q
+
+# Ten thousand generated messages through the inbound path (docs/mail.md); CI runs it after the tests.
+fuzz: $(BIN)/pbem
+	$(BIN)/pytest -q -m fuzz tests/fuzz
 
 clean:
 	rm -rf $(VENV) demo-out pbem.sqlite*

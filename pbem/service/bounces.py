@@ -76,8 +76,13 @@ def bounce_counts(uow: UnitOfWork, game_id: str) -> dict[int, list[dict]]:
     return out
 
 
-def record_bounce(uow: UnitOfWork, settings: Settings, mail: InboundMail, envelope_to: list[str], now: datetime) -> Bounced:
-    """File one bounce under its game and player; tell the moderator when the count reaches the limit."""
+def record_bounce(
+    uow: UnitOfWork, settings: Settings, mail: InboundMail, envelope_to: list[str], now: datetime, *, key: str
+) -> Bounced:
+    """File one bounce under its game and player; tell the moderator when the count reaches the limit.
+
+    ``key`` is the stored message's key (its Message-ID, with the content's key when the ID was reused).
+    """
     automatic: Automatic | None = mail.automatic
     assert automatic is not None and automatic.kind == "bounce"
     found = _player_for(uow, settings, mail, envelope_to)
@@ -91,8 +96,8 @@ def record_bounce(uow: UnitOfWork, settings: Settings, mail: InboundMail, envelo
         batch.decide(
             NoteBounce(player_id, automatic.status, automatic.diagnostic),
             actor="mail",
-            source=f"mail:{mail.message_id}",
-            dedupe=f"bounce:{mail.message_id}",
+            source=f"mail:{key}",
+            dedupe=f"bounce:{key}",
         )
     except Rejection as exc:
         return Bounced(f"bounce for player {player_id} not recorded: {exc}", game_id, player_id)

@@ -127,7 +127,7 @@ def _handle(uow: UnitOfWork, settings: Settings, row, mail: InboundMail | MailRe
         return _refuse_unreadable(uow, settings, row, mail.reason, now)
     key = row.message_id  # the stored key: the Message-ID, or it and the content's key when it was reused
     if mail.automatic is not None and mail.automatic.kind == "bounce":
-        bounced = record_bounce(uow, settings, mail, list(row.envelope_to or []), now)
+        bounced = record_bounce(uow, settings, mail, list(row.envelope_to or []), now, key=row.message_id)
         return Outcome("rejected", f"not answered: {bounced.detail}", bounced.game_id)
     game_id, token_player, forged_token = _game_of(mail, list(row.envelope_to or []), uow, settings)
     if mail.automatic is not None:
