@@ -110,14 +110,22 @@ def _quoted(line: str) -> bool:
     return line.lstrip().startswith(">")
 
 
+#: How an attribution's first line can begin: the words the joinable patterns start with.
+_ATTRIBUTION_START = re.compile(r"^(?:-{2,}\s*)?(?:On|Le|Am|El|Il|Op|Em|W dniu|Dnia)\b", re.I)
+
+
 def _attribution_at(lines: list[str], i: int) -> int:
     """How many lines an attribution starting at ``i`` takes (0 if none)."""
     first = lines[i].strip()
+    if not first.endswith(":") and not _ATTRIBUTION_START.match(first):
+        return 0  # the cheap test first: most lines are neither
     if any(r.match(first) for r in _ATTRIBUTION_LINE_RES):
         return 1
     after = _next_text(lines, i + 1)
     if _LOOSE_ATTRIBUTION.match(first) and after is not None and _quoted(lines[after]):
         return 1
+    if not _ATTRIBUTION_START.match(first):
+        return 0
     joined = ""
     for j in range(i, min(i + ATTRIBUTION_LINES, len(lines))):
         part = lines[j].strip()

@@ -108,6 +108,11 @@ def _meant_as_order(head: str, rest: str, state: GameState, actor: Actor) -> boo
     return False
 
 
+#: Lines of one message read as orders at most; no step needs a tenth of it, and a flood of
+#: lines (650 kB of HELP once) must not hold the game's transaction for seconds.
+MAX_LINES = 300
+
+
 #: A list marker a phone or a word processor puts before a line: "- ", "* ", "• ", "1. ", "2) ".
 _BULLET = re.compile(r"^(?:[-*•·‣◦]|\d{1,2}[.)])\s+(?=\S)")
 
@@ -148,10 +153,18 @@ def parse_orders(text: str, state: GameState, actor: Actor) -> Orders:
     lines: list[OrderLine] = []
     ignored: list[str] = []
     secret: str | None = None
-    for number, raw in enumerate(text.splitlines(), start=1):
+    notes: list[str] = []
+    read = 0
+    all_lines = text.splitlines()
+    for number, raw in enumerate(all_lines, start=1):
         line = _BULLET.sub("", raw.strip())
         if not line or line.startswith("#") or line.startswith("//"):
             continue
+        read += 1
+        if read > MAX_LINES:
+            rest = sum(1 for r in all_lines[number - 1 :] if r.strip())
+            notes.append(f"Only the first {MAX_LINES} lines were read; {rest} more were not. Send fewer at a time.")
+            break
         words = line.split(None, 1)
         head, rest = words[0], (words[1].strip() if len(words) > 1 else "")
         if head.upper().rstrip(":") == "SECRET":
@@ -181,4 +194,4 @@ def parse_orders(text: str, state: GameState, actor: Actor) -> Orders:
             lines.append(OrderLine(number, line, error=str(exc).strip("'\"")))
         except LineError as exc:
             lines.append(OrderLine(number, line, error=str(exc), suggestions=exc.suggestions))
-    return Orders(tuple(lines), secret, ignored=tuple(ignored))
+    return Orders(tuple(lines), secret, tuple(notes), ignored=tuple(ignored))

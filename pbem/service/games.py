@@ -314,6 +314,7 @@ def take_orders(
     receipt = Receipt(game_id, label, notes=list(notes))
     orders = parse_orders(text, batch.state, actor)
     receipt.ignored = list(orders.ignored)
+    receipt.notes.extend(orders.notes)
     quoted = parse_orders("\n".join(quoted_orders), batch.state, actor) if quoted_orders else None
     tentative = [line for line in quoted.lines if line.command is not None] if quoted else []
     who = f"player:{actor.player_id}" if actor.player_id is not None else "moderator"

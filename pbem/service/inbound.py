@@ -60,7 +60,7 @@ def content_key(raw: bytes) -> str:
     head, sep, body = raw.replace(b"\r\n", b"\n").partition(b"\n\n")
     fields = re.split(rb"\n(?![ \t])", head)
     kept = [f for f in fields if not _TRACE_FIELDS.match(f.split(b":", 1)[0].strip())]
-    return hashlib.sha256(b"\n".join(kept) + sep + body).hexdigest()
+    return hashlib.sha256(b"\n".join(kept) + sep + body.rstrip()).hexdigest()
 
 
 def accept(db: Engine, raw: bytes, mail_from: str, rcpt_tos: list[str], now: datetime) -> tuple[int, bool]:

@@ -15,6 +15,7 @@ from email.message import EmailMessage
 from email.utils import make_msgid
 
 import pytest
+from sqlalchemy import text
 
 from pbem.service import inbound
 from pbem.service.demo import reply_to_prompt, suggested_orders
@@ -307,3 +308,99 @@ def test_a_from_line_is_read_by_its_angle_address_and_two_senders_prove_nobody(w
     assert letters(settings.maildir, "mallory@evil.example") == []
     notices = [s for s in subjects(settings.maildir, email_of(name)) if "ignored" in s]
     assert len(notices) == 2 and any("more than one sender" in s for s in notices)
+
+
+def test_secret_orders_from_another_address_are_played_and_the_acknowledgement_says_whence(world):
+    db, settings = world
+
+    async def scenario():
+        async with game_running(db, settings) as office:
+            name = current(db)
+            start = text_of(latest(settings.maildir, email_of(name), "new game"))
+            secret = next(line.split()[1] for line in start.splitlines() if line.strip().startswith("SECRET"))
+            mail = EmailMessage()
+            mail["From"] = "Travelling <me@hotel.example>"
+            mail["To"] = f"pbem+g1@{settings.domain}"
+            mail["Subject"] = "orders from the road"
+            mail["Message-ID"] = make_msgid()
+            mail.set_content(f"SECRET {secret}\nNATION Crete\nPLACE Knossos\n")
+            send(office.port, mail, "me@hotel.example", [f"pbem+g1@{settings.domain}"])
+            await office.idle()
+            return name
+
+    name = run(scenario())
+    assert next(p for p in state_of(db).players if p.name == name).nation == "Crete"
+    assert letters(settings.maildir, "me@hotel.example") == []  # the answer goes to the address of record
+    ack = text_of(latest(settings.maildir, email_of(name), "Orders received"))
+    assert "These orders came from me@hotel.example, not from your address of record" in ack
+
+
+def test_a_message_with_no_order_says_so_first_and_repeats_what_is_needed(world):
+    db, settings = world
+
+    async def scenario():
+        async with game_running(db, settings) as office:
+            name = current(db)
+            prompt = latest(settings.maildir, email_of(name), "your orders")
+            reply = reply_to_prompt(prompt, email_of(name), "Thanks, will send orders tonight.\n\nCheers,\nAlex")
+            send(office.port, reply, email_of(name), [str(prompt["Reply-To"])])
+            await office.idle()
+            return name
+
+    name = run(scenario())
+    ack = latest(settings.maildir, email_of(name), "No orders found")
+    assert str(ack["Subject"]) == "[g1] No orders found in your message"
+    body = text_of(ack)
+    assert body.startswith(f"No orders found in your message, {name}. Still needed from you: Choose your nation")
+    assert "NOT ACCEPTED" not in body
+    assert 'Not read as orders: "Thanks, will send orders toni…", "Cheers,", "Alex".' in body
+    assert "===== ORDERS: edit below this line =====\nNATION Africa" in body.replace("\r\n", "\n")
+
+
+def test_a_reused_message_id_with_new_content_is_handled_and_a_redelivery_is_not(world):
+    db, settings = world
+
+    async def scenario():
+        async with game_running(db, settings) as office:
+            name = current(db)
+            prompt = latest(settings.maildir, email_of(name), "your orders")
+            first = reply_to_prompt(prompt, email_of(name), "NATION Crete")
+            second = reply_to_prompt(prompt, email_of(name), "PLACE Knossos")
+            second.replace_header("Message-ID", str(first["Message-ID"]))
+            relayed = b"Received: from relay2.example.net by mx\r\n" + first.as_bytes()
+            for message in (first, second, relayed):
+                send(office.port, message, email_of(name), [str(prompt["Reply-To"])])
+                await office.idle()
+            return name
+
+    name = run(scenario())
+    state = state_of(db)
+    assert next(p for p in state.players if p.name == name).nation == "Crete"
+    assert state.area("Knossos").tokens == {"Crete": 1}  # the second message, same Message-ID, was played
+    with UnitOfWork(db) as uow:
+        rows = list(uow.conn.execute(text("SELECT message_id, status FROM inbox ORDER BY id")))
+    assert len(rows) == 2 and all(status == "done" for _, status in rows)  # the relayed copy stored nothing
+    assert rows[1][0].startswith(rows[0][0] + "#")
+    assert subjects(settings.maildir, email_of(name)).count("[g1] Orders received") == 2
+
+
+def test_a_flood_of_help_gets_a_short_answer(world):
+    db, settings = world
+
+    async def scenario():
+        async with game_running(db, settings) as office:
+            name = current(db)
+            prompt = latest(settings.maildir, email_of(name), "your orders")
+            flood = "\n".join(["HELP", "HELP AREA Crete", "NATON Crete"] * 20_000)  # about 650 kB
+            send(office.port, reply_to_prompt(prompt, email_of(name), flood), email_of(name), [str(prompt["Reply-To"])])
+            await office.idle()
+            return name
+
+    name = run(scenario())
+    ack = latest(settings.maildir, email_of(name), "Orders received")
+    assert len(ack.as_bytes()) < 100_000
+    body = text_of(ack)
+    assert "Only the first 300 lines were read; 59700 more were not." in body
+    assert f"{name}: 200 lines were NOT accepted" in body
+    assert "... and 180 more lines not accepted (not listed)." in body
+    assert body.count("Orders: ") == 1  # the answer to HELP, given once
