@@ -347,13 +347,15 @@ def flush(ctx: Context) -> None:
 @main.command()
 @pass_ctx
 def tick(ctx: Context) -> None:
-    """Apply defaults where deadlines have passed, then deliver the outbox (for cron)."""
+    """Apply defaults where deadlines have passed, queue due reminders, then deliver the outbox (for cron)."""
     from pbem.service.games import pass_deadlines
     from pbem.service.outbound import flush_outbox
+    from pbem.service.reminders import send_reminders
 
     moved = pass_deadlines(ctx.db, ctx.settings, now=_now())
+    reminded = send_reminders(ctx.db, ctx.settings, now=_now())
     sent = asyncio.run(flush_outbox(ctx.db, _transport(ctx), ctx.settings.sender, _now))
-    click.echo(f"deadlines passed in {len(moved)} games; delivered {sent} letters")
+    click.echo(f"deadlines passed in {len(moved)} games; {reminded} reminders; delivered {sent} letters")
 
 
 @main.command()

@@ -30,7 +30,7 @@ __all__ = [
     "make_message_id",
 ]
 
-MAIL_KINDS = ("ack", "prompt", "report", "start", "notice")
+MAIL_KINDS = ("ack", "prompt", "report", "start", "notice", "reminder")
 _KIND_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 
 

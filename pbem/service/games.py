@@ -35,7 +35,7 @@ from .settings import Settings
 
 GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 #: Options the service itself reads; every other option belongs to the rules.
-SERVICE_OPTIONS = {"deadline-hours"}
+SERVICE_OPTIONS = {"deadline-hours", "reminder-hours"}
 DEADLINE_FORMAT = "%Y-%m-%d %H:%M UTC"
 
 T = TypeVar("T")
@@ -181,6 +181,8 @@ def create_game(
     service = {k: options.pop(k) for k in list(options) if k in SERVICE_OPTIONS}
     if "deadline-hours" in service and not (service["deadline-hours"].isdigit() and int(service["deadline-hours"]) > 0):
         raise GameError("deadline-hours takes a whole number of hours")
+    if "reminder-hours" in service and not service["reminder-hours"].isdigit():
+        raise GameError("reminder-hours takes a whole number of hours (0: no reminders)")
     try:
         rules_options = validate_options(options)
     except OptionError as exc:

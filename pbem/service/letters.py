@@ -295,6 +295,48 @@ class Letters:
                 f"report:{before.phase}",
             )
 
+    def reminder(self, state: GameState, prompt: Prompt, left: str) -> bool:
+        """Remind the player asked by ``prompt``; once per step and deadline, so False if it was sent before.
+
+        The Message-ID is made from the deadline, the step and the player, not
+        from the log's version: other players' orders do not make it new.
+        """
+        player = state.player(prompt.player_id)
+        recipient = self._email(state, player)
+        message_id = make_message_id(
+            f"{state.game_id}:reminder:{state.deadline}:{state.turn}:{state.phase}:{prompt.step}:{prompt.who}:{recipient}",
+            self.settings.domain,
+        )
+        if self.uow.outbox.by_message_id(message_id) is not None:
+            return False
+        rendered = self.renderer.render(
+            "reminder",
+            {
+                "game": state.game_id,
+                "player": self._label(player),
+                "turn": state.turn or None,
+                "phase": phase_title(state, state.phase),
+                "question": prompt.question,
+                "default": prompt.default,
+                "template": prompt.template,
+                "deadline": state.deadline,
+                "left": left,
+            },
+        )
+        raw = build_message(
+            sender=self.settings.sender,
+            recipient=recipient,
+            rendered=rendered,
+            message_id=message_id,
+            reply_to=self.reply_to(state, player),
+            date=self.now,
+        )
+        self.uow.outbox.enqueue(
+            message_id=message_id, recipient=recipient, raw=raw, kind="reminder", game_id=state.game_id, now=self.now
+        )
+        self.sent.append(("reminder", recipient))
+        return True
+
     def notice(self, recipient: str, game: str | None, title: str, lines: Sequence[str], purpose: str) -> None:
         rendered = self.renderer.render("notice", {"game": game, "title": title, "lines": list(lines)})
         message_id = make_message_id(f"notice:{purpose}:{recipient}", self.settings.domain)

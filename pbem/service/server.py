@@ -1,4 +1,4 @@
-"""`pbem serve`: the inbound mail server, the outbox sender and the deadline clock in one process."""
+"""`pbem serve`: the inbound mail server, the outbox sender and the deadline clock (with reminders) in one process."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from pbem.mail.server import InboundServer
 from .games import pass_deadlines
 from .inbound import accept, process, process_backlog
 from .outbound import flush_outbox
+from .reminders import send_reminders
 from .settings import Settings
 
 log = logging.getLogger("pbem.serve")
@@ -97,6 +98,8 @@ class PostOffice:
         while True:
             try:
                 if await asyncio.to_thread(pass_deadlines, self.db, self.settings, now=self.clock()):
+                    self._wake.set()
+                if await asyncio.to_thread(send_reminders, self.db, self.settings, now=self.clock()):
                     self._wake.set()
             except Exception:
                 log.exception("deadline check failed")

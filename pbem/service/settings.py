@@ -22,6 +22,8 @@ class Settings:
     listen_port: int = 8025
     protocol: str = "smtp"
     deadline_hours: int = 48
+    #: Hours before a deadline when each player still asked gets one reminder (0: none).
+    reminder_hours: int = 12
     max_message_bytes: int = 1_000_000
     #: Bounces of letters to one player before the moderator is told (each is recorded from the first).
     bounce_limit: int = 3
@@ -43,5 +45,6 @@ class Settings:
             protocol=env.get("PBEM_PROTOCOL", cls.protocol),
             deadline_hours=int(env.get("PBEM_DEADLINE_HOURS", cls.deadline_hours)),
             bounce_limit=int(env.get("PBEM_BOUNCE_LIMIT", cls.bounce_limit)),
+            reminder_hours=int(env.get("PBEM_REMINDER_HOURS", cls.reminder_hours)),
         )
         return replace(base, **{k: v for k, v in overrides.items() if v is not None})

@@ -77,4 +77,16 @@ NOTICE = {
     "lines": ["We do not know the address you wrote from.", "Nothing was changed."],
 }
 
-CONTEXTS = {"ack": ACK, "prompt": PROMPT, "report": REPORT, "start": START, "notice": NOTICE}
+REMINDER = {
+    "game": "nile-1",
+    "player": "Egypt",
+    "turn": 3,
+    "phase": "Movement",
+    "question": "Which tokens do you move?",
+    "default": "your tokens stay where they are",
+    "template": "MOVE 2 FROM Memphis TO Thebes",
+    "deadline": "2026-11-27 04:28 UTC",
+    "left": "11 hours",
+}
+
+CONTEXTS = {"ack": ACK, "prompt": PROMPT, "report": REPORT, "start": START, "notice": NOTICE, "reminder": REMINDER}

@@ -1,0 +1,59 @@
+"""One reminder per step to each player still asked, a set time before the deadline.
+
+Players of a months-long game forget; a reminder a few hours before the
+deadline saves most missed orders. It goes once per step and deadline (the
+letter's Message-ID is made from them, so a second pass of the clock finds
+it sent), to the players still asked only, with the question and the order
+block to edit. How early: the game option ``reminder-hours``, else
+``PBEM_REMINDER_HOURS`` (default 12); 0 turns reminders off.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from sqlalchemy import Engine
+
+from pbem.rules import engine as rules
+from pbem.store.unit_of_work import UnitOfWork
+
+from .games import DEADLINE_FORMAT, _letters, retrying
+from .projector import load_state
+from .settings import Settings
+
+
+def _reminder_hours(game, settings: Settings) -> int:
+    return int((game.options or {}).get("reminder-hours", settings.reminder_hours))
+
+
+def _left(delta: timedelta) -> str:
+    minutes = max(1, int(delta.total_seconds() // 60))
+    if minutes < 120:
+        return f"{minutes} minutes"
+    hours = minutes // 60
+    return f"{hours} hours" if hours < 48 else f"{hours // 24} days"
+
+
+def send_reminders(db: Engine, settings: Settings, *, now: datetime) -> int:
+    """Queue the reminders now due in every game; how many were queued."""
+    with UnitOfWork(db) as uow:
+        game_ids = [g.game_id for g in uow.games.list()]
+    queued = 0
+    for game_id in game_ids:
+
+        def work(uow: UnitOfWork, game_id: str = game_id) -> int:
+            game = uow.games.get(game_id)
+            hours = _reminder_hours(game, settings)
+            if hours <= 0:
+                return 0
+            state = load_state(uow, game_id)
+            if state.finished or not state.deadline:
+                return 0
+            due = datetime.strptime(state.deadline, DEADLINE_FORMAT).replace(tzinfo=timezone.utc)
+            if not due - timedelta(hours=hours) <= now < due:
+                return 0
+            letters = _letters(uow, settings, game, now)
+            return sum(letters.reminder(state, prompt, _left(due - now)) for prompt in rules.pending(state).values())
+
+        queued += retrying(db, work)
+    return queued
