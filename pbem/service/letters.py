@@ -71,6 +71,16 @@ ACK_MAX_NOTES = 8
 ACK_MAX_IGNORED = 4
 
 
+def _short_deadline(deadline: str | None) -> str:
+    """'2026-11-27 18:00 UTC' → 'Fri 27 Nov 18:00 UTC': short enough for a subject on a phone."""
+    if not deadline:
+        return ""
+    try:
+        return datetime.strptime(deadline, "%Y-%m-%d %H:%M UTC").strftime("%a %d %b %H:%M UTC")
+    except ValueError:
+        return deadline
+
+
 def _clip(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -102,6 +112,16 @@ class Letters:
     reply_key: bytes
     now: datetime
     sent: list[tuple[str, str]] = field(default_factory=list)
+    #: The report each recipient got in this unit of work: the prompts it causes answer it.
+    reports_sent: dict[str, str] = field(default_factory=dict)
+
+    def thread_root(self, game_id: str, recipient: str) -> str:
+        """The Message-ID of a player's first letter of a game (the start letter), which every later one references.
+
+        Made from the game and the address only, so every letter can name it
+        and a mail client shows the whole game as one conversation.
+        """
+        return make_message_id(f"{game_id}:thread:{recipient}", self.settings.domain)
 
     def _post(
         self,
@@ -113,9 +133,12 @@ class Letters:
         *,
         reply_to: str | None = None,
         in_reply_to: str | None = None,
+        message_id: str | None = None,
+        auto_submitted: str | None = None,
     ) -> str:
         rendered = self.renderer.render(kind, context)
-        message_id = make_message_id(f"{state.game_id}:{state.version}:{purpose}:{recipient}", self.settings.domain)
+        root = self.thread_root(state.game_id, recipient)
+        message_id = message_id or make_message_id(f"{state.game_id}:{state.version}:{purpose}:{recipient}", self.settings.domain)
         raw = build_message(
             sender=self.settings.sender,
             recipient=recipient,
@@ -123,8 +146,9 @@ class Letters:
             message_id=message_id,
             reply_to=reply_to,
             in_reply_to=in_reply_to,
-            references=[in_reply_to] if in_reply_to else [],
+            references=[root] if message_id != root else [],
             date=self.now,
+            auto_submitted=auto_submitted,
         )
         self.uow.outbox.enqueue(
             message_id=message_id, recipient=recipient, raw=raw, kind=kind, game_id=state.game_id, now=self.now
@@ -152,6 +176,7 @@ class Letters:
             "chain_head": chain_head[:16],
             "variants": variants_in_force(state),
             "span": False,  # a report covering several phases says so in its phase line
+            "due": _short_deadline(state.deadline),
         }
 
     def start(self, state: GameState, chain_head: str, secrets: dict[int, str]) -> None:
@@ -173,14 +198,16 @@ class Letters:
                 },
                 "start",
                 reply_to=self.reply_to(state, player),
+                message_id=self.thread_root(state.game_id, self._email(state, player)),
             )
 
     def prompt(self, state: GameState, prompt: Prompt, chain_head: str) -> None:
         player = state.player(prompt.player_id)
+        recipient = self._email(state, player)
         self._post(
             "prompt",
             state,
-            self._email(state, player),
+            recipient,
             {
                 **self._common(state, chain_head),
                 "player": self._label(player),
@@ -193,6 +220,8 @@ class Letters:
             },
             f"prompt:{prompt.step}:{prompt.who}",
             reply_to=self.reply_to(state, player),
+            in_reply_to=self.reports_sent.get(recipient),
+            auto_submitted="auto-generated",
         )
 
     def new_prompts(self, before: dict[str, Prompt], state: GameState, chain_head: str) -> None:
@@ -282,10 +311,11 @@ class Letters:
                 began = f"turn {since.turn}, {span['phase']}" if since.turn else span["phase"]
                 span["phase"] = f"{began} to turn {after.turn}, {until}"
                 span["span"] = True  # the phase line already names its turns
-            self._post(
+            recipient = self._email(after, player)
+            self.reports_sent[recipient] = self._post(
                 "report",
                 after,
-                self._email(after, player),
+                recipient,
                 {
                     **span,
                     "player": self._label(player),
@@ -329,6 +359,7 @@ class Letters:
             rendered=rendered,
             message_id=message_id,
             reply_to=self.reply_to(state, player),
+            references=[self.thread_root(state.game_id, recipient)],
             date=self.now,
         )
         self.uow.outbox.enqueue(
@@ -341,7 +372,12 @@ class Letters:
         rendered = self.renderer.render("notice", {"game": game, "title": title, "lines": list(lines)})
         message_id = make_message_id(f"notice:{purpose}:{recipient}", self.settings.domain)
         raw = build_message(
-            sender=self.settings.sender, recipient=recipient, rendered=rendered, message_id=message_id, date=self.now
+            sender=self.settings.sender,
+            recipient=recipient,
+            rendered=rendered,
+            message_id=message_id,
+            references=[self.thread_root(game, recipient)] if game else [],
+            date=self.now,
         )
         self.uow.outbox.enqueue(message_id=message_id, recipient=recipient, raw=raw, kind="notice", game_id=game, now=self.now)
         self.sent.append(("notice", recipient))

@@ -73,7 +73,7 @@ def test_smtp_relay_delivers_to_a_real_server(raw_prompt):
     assert rcpt_tos == ["zoe@example.fr"]
     assert raw == raw_prompt
     msg = email.message_from_bytes(raw, policy=email.policy.default)
-    assert msg["Subject"] == "[nile-1] Turn 3: Movement — your orders"
+    assert msg["Subject"] == "[nile-1] T3 Movement: your orders, due Fri 14 Jun 18:00 UTC"
 
 
 def test_relay_temporary_failure_on_451(raw_prompt):
@@ -136,7 +136,7 @@ def test_maildir_delivery_writes_readable_messages(tmp_path, raw_prompt):
     for message in list(zoe) + list(bob):
         parsed = parse_message(message.as_bytes())
         assert parsed.message_id == make_message_id("nile-1/7/zoe/prompt", "civ.example.org")
-        assert parsed.subject == "[nile-1] Turn 3: Movement — your orders"
+        assert parsed.subject == "[nile-1] T3 Movement: your orders, due Fri 14 Jun 18:00 UTC"
         # the plain part survives storage byte-identically, so the template is intact
         text = email.message_from_bytes(message.as_bytes(), policy=email.policy.default).get_body(("plain",))
         assert "MOVE 2 FROM Memphis TO Thebes" in text.get_content()

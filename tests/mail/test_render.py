@@ -63,9 +63,9 @@ def test_subjects(renderer):
     assert empty.subject == "[nile-1] No orders found in your message"
     assert empty.text.startswith("No orders found in your message, Egypt. Still needed from you: Which nation?")
     assert "NATION Africa" in empty.text and "ACCEPTED FROM THIS MESSAGE" not in empty.text
-    assert renderer.render("prompt", PROMPT).subject == "[nile-1] Turn 3: Movement — your orders"
-    assert renderer.render("prompt", {**PROMPT, "turn": None, "phase": "Choose a nation"}).subject == (
-        "[nile-1] Setup: Choose a nation — your orders"
+    assert renderer.render("prompt", PROMPT).subject == "[nile-1] T3 Movement: your orders, due Fri 14 Jun 18:00 UTC"
+    assert renderer.render("prompt", {**PROMPT, "turn": None, "phase": "Choose a nation", "due": ""}).subject == (
+        "[nile-1] Setup, Choose a nation: your orders"
     )
     assert renderer.render("report", REPORT).subject == "[nile-1] Report: Movement"
     over = renderer.render("report", {**REPORT, "result": "Egypt wins"})

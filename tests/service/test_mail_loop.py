@@ -404,3 +404,32 @@ def test_a_flood_of_help_gets_a_short_answer(world):
     assert f"{name}: 200 lines were NOT accepted" in body
     assert "... and 180 more lines not accepted (not listed)." in body
     assert body.count("Orders: ") == 1  # the answer to HELP, given once
+
+
+def test_every_letter_of_a_game_threads_to_the_start_letter_and_prompts_answer_their_report(world):
+    db, settings = world
+
+    async def scenario():
+        async with game_running(db, settings) as office:
+            for _ in range(3):
+                name = current(db)
+                prompt = latest(settings.maildir, email_of(name), "your orders")
+                reply = reply_to_prompt(prompt, email_of(name), suggested_orders(text_of(prompt)))
+                send(office.port, reply, email_of(name), [str(prompt["Reply-To"])])
+                await office.idle()
+
+    run(scenario())
+    answered = 0
+    for p in PLAYERS:
+        mail = letters(settings.maildir, p.email)
+        start, later = mail[0], mail[1:]
+        assert str(start["Subject"]) == "[g1] A new game of Advanced Civilization" and start["References"] is None
+        root = str(start["Message-ID"])
+        assert later and all(root in str(m["References"]).split() for m in later), [str(m["Subject"]) for m in later]
+        for before, after in zip(mail, later):
+            if str(before["Subject"]).startswith("[g1] Report") and "your orders" in str(after["Subject"]):
+                assert str(after["In-Reply-To"]) == str(before["Message-ID"])  # the report that caused it
+                answered += 1
+    assert answered >= 1
+    turn_prompt = latest(settings.maildir, email_of(current(db)), "your orders")
+    assert str(turn_prompt["Subject"]).startswith("[g1] T1 ") and ": your orders, due " in str(turn_prompt["Subject"])
