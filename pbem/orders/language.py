@@ -51,6 +51,8 @@ class OrderLine:
     suggestions: tuple[str, ...] = ()
     help: str | None = None
     notes: tuple[str, ...] = ()
+    #: A question (STATUS, ORDERS, HAND, BOARD, HISTORY) and what follows it: the service answers it.
+    query: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,8 @@ for _module in VERB_MODULES:
     VERBS.update(_module.VERBS)
     CANONICAL.update(_module.CANONICAL)
 HELP_VERBS = ("HELP", "?")
+#: Questions any player may ask; written whole (ORDERS is not ORDER), answered by the service.
+QUERY_VERBS = ("STATUS", "ORDERS", "HAND", "BOARD", "HISTORY")
 
 
 def _verb(word: str) -> str:
@@ -173,6 +177,9 @@ def parse_orders(text: str, state: GameState, actor: Actor) -> Orders:
         try:
             if head.upper() in HELP_VERBS:
                 lines.append(OrderLine(number, line, help=_help(state, rest)))
+                continue
+            if head.upper().rstrip("?:") in QUERY_VERBS:
+                lines.append(OrderLine(number, line, query=(head.upper().rstrip("?:"), rest)))
                 continue
             who = actor
             if head.upper() == "FOR" and actor.moderator:

@@ -31,6 +31,7 @@ from pbem.store.unit_of_work import UnitOfWork
 
 from .letters import Letters
 from .projector import load_state, maybe_snapshot, to_event
+from .queries import answer as queries_answer
 from .settings import Settings
 
 GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
@@ -330,8 +331,11 @@ def take_orders(
 
     refused: dict[int, tuple[object, Rejection]] = {}
     took_from_quote = False
+    queries = []
     for number, line in enumerate([*orders.lines, *tentative]):
-        if line.help:
+        if line.query:
+            queries.append(line.query)
+        elif line.help:
             receipt.help.append(line.help)
         elif line.error:
             receipt.errors.append(
@@ -351,6 +355,8 @@ def take_orders(
         _set_deadline(batch, game, settings, before)
     receipt.on_file = _on_file(batch.state, batch.state.player(player.id) if player else None)
     receipt.deadline = batch.state.deadline
+    me = batch.state.player(player.id) if player else None
+    receipt.help.extend(queries_answer(uow, batch.state, me, verb, rest, receipt.on_file) for verb, rest in queries)
     address = recipient or (uow.players.by_id(player.id).email if player else game.moderator_email)
     letters.acknowledge(
         batch.state,
@@ -366,6 +372,7 @@ def take_orders(
         origin=origin,
         nothing_found=receipt.nothing_found,
         key=message_id,
+        answers_only=bool(queries) and not receipt.accepted and not receipt.errors,
     )
     if batch.events:
         _announce(batch, letters, before)

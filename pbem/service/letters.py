@@ -247,6 +247,7 @@ class Letters:
         origin: str = "",
         nothing_found: bool = False,
         key: str | None = None,
+        answers_only: bool = False,
     ) -> None:
         """What the server understood of one message, bounded however much the message held.
 
@@ -280,6 +281,7 @@ class Letters:
                 ),
                 "template": mine[0].template if mine and nothing_found else "",
                 "origin": origin,
+                "answers_only": answers_only,
             },
             f"ack:{key or in_reply_to or 'cli'}",
             reply_to=self.reply_to(state, player) if player else None,

@@ -22,6 +22,7 @@ ACK = {
     "accepted_left": 0,
     "ignored": '"Thanks," and "Alex".',
     "nothing_found": "",
+    "answers_only": False,
     "template": "",
     "origin": "",
 }

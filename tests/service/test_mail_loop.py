@@ -433,3 +433,37 @@ def test_every_letter_of_a_game_threads_to_the_start_letter_and_prompts_answer_t
     assert answered >= 1
     turn_prompt = latest(settings.maildir, email_of(current(db)), "your orders")
     assert str(turn_prompt["Subject"]).startswith("[g1] T1 ") and ": your orders, due " in str(turn_prompt["Subject"])
+
+
+def test_status_orders_hand_board_and_history_are_answered_from_the_senders_view(world):
+    db, settings = world
+
+    async def scenario():
+        async with game_running(db, settings) as office:
+            for _ in range(3):  # the whole setup, then turn 1 begins
+                name = current(db)
+                prompt = latest(settings.maildir, email_of(name), "your orders")
+                reply = reply_to_prompt(prompt, email_of(name), suggested_orders(text_of(prompt)))
+                send(office.port, reply, email_of(name), [str(prompt["Reply-To"])])
+                await office.idle()
+            asker = PLAYERS[0]
+            start = latest(settings.maildir, asker.email, "new game")
+            ask = reply_to_prompt(start, asker.email, "status\nORDERS\nHAND\nBOARD\nHISTORY 3\n\nThanks!")
+            send(office.port, ask, asker.email, [str(start["Reply-To"])])
+            await office.idle()
+            return asker
+
+    asker = run(scenario())
+    state = state_of(db)
+    me = next(p for p in state.players if p.name == asker.name)
+    ack = latest(settings.maildir, asker.email, "Orders received")
+    body = text_of(ack).replace("\r\n", "\n")
+    assert "No orders found" not in str(ack["Subject"]) and "NOT ACCEPTED" not in body
+    assert body.startswith(f"{asker.name} ({me.nation}): the answers to your questions are below")
+    assert f"STATUS: Turn {state.turn}, " in body and "Still asked: " in body
+    assert "ORDERS on file for you:" in body and f"You play {me.nation}." in body
+    assert f"HAND of {me.nation}: trade cards " in body and "Treasury " in body
+    assert "BOARD:" in body and all(f"{p.nation} (" in body or p.nation.title() in body for p in state.players)
+    assert "HISTORY (the last 3):" in body
+    others = [p.nation for p in state.players if p.nation != me.nation]
+    assert all(f"HAND of {n}" not in body for n in others)  # a player's own hand only

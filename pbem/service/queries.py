@@ -1,0 +1,94 @@
+"""Questions any player may send by mail: STATUS, ORDERS, HAND, BOARD, HISTORY [n].
+
+A player away from the board asks the server instead of a friend. Each
+answer is written from the sender's own view (a player sees his own hand,
+never another's) and comes back in the acknowledgement, after the orders of
+the same message were decided, so "orders + STATUS" shows the result.
+"""
+
+from __future__ import annotations
+
+from pbem.rules import engine as rules
+from pbem.rules.core.state import GameState, Player
+from pbem.rules.turn import phase_title
+from pbem.rules.view import view
+from pbem.store.unit_of_work import UnitOfWork
+
+from .projector import load_state, to_event
+
+#: HISTORY without a number shows this many lines; more than the maximum is cut to it.
+HISTORY_LINES = 10
+HISTORY_MAX = 40
+
+
+def _viewer(player: Player | None) -> str:
+    if player is None:
+        return "moderator"
+    return f"player:{player.nation.lower()}" if player.nation else "observer"
+
+
+def _status(state: GameState) -> str:
+    when = f"Turn {state.turn}, {phase_title(state, state.phase)}" if state.turn else f"Setup, {phase_title(state, state.phase)}"
+    lines = [f"STATUS: {when}. Deadline: {state.deadline or 'none set'}."]
+    asked = rules.pending(state)
+    if not asked:
+        lines.append("Nobody is asked for orders now.")
+    for prompt in asked.values():
+        who = state.player(prompt.player_id)
+        label = f"{who.name} ({who.nation})" if who.nation else who.name
+        lines.append(f"Still asked: {label}: {prompt.question}")
+    return "\n".join(lines)
+
+
+def _hand(state: GameState, player: Player | None) -> str:
+    if player is None or not player.nation:
+        return "HAND: you hold nothing yet (no nation chosen)."
+    n = state.nations[player.nation]
+    cards = ", ".join(sorted(n.hand)) or "none"
+    civ = ", ".join(sorted(n.civ_cards)) or "none"
+    return f"HAND of {player.nation}: trade cards {cards}. Civilization cards: {civ}. Treasury {n.treasury}, stock {n.stock}."
+
+
+def _board(state: GameState, player: Player | None) -> str:
+    data = view(state, _viewer(player))
+    lines = ["BOARD:"]
+    for name, nation in data["nations"].items():
+        lines.append(
+            f"{name.title()} ({nation['player']}): {nation['tokens_on_board']} tokens, {nation['cities_on_board']} cities"
+            + (f", {nation['towns_on_board']} towns" if nation.get("towns_on_board") else "")
+            + f", stock {nation['stock']}, treasury {nation['treasury']}, A.S.T. {nation['ast_position']}"
+        )
+    for name, area in data["areas"].items():
+        units = [f"{k} {v}" for k, v in area["tokens"].items()] + [f"{k} {v} towns" for k, v in area.get("towns", {}).items()]
+        if units or area["city"]:
+            lines.append(f"  {name}: {', '.join(units)}" + (f"; city of {area['city']}" if area["city"] else ""))
+    return "\n".join(lines)
+
+
+def _history(uow: UnitOfWork, state: GameState, player: Player | None, rest: str) -> str:
+    count = int(rest) if rest.strip().isdigit() else HISTORY_LINES
+    count = max(1, min(count, HISTORY_MAX))
+    start = max(0, state.version - count * 10)
+    at = load_state(uow, state.game_id, upto=start)
+    told: list[str] = []
+    for recorded in uow.events.read(state.game_id, after=start):
+        event = to_event(recorded)
+        text = rules.describe_event(at, event, _viewer(player))
+        if text:
+            told.append(text)
+        at = rules.apply(at, event)
+    shown = told[-count:]
+    return "\n".join([f"HISTORY (the last {len(shown)}):", *shown]) if shown else "HISTORY: nothing has happened yet."
+
+
+def answer(uow: UnitOfWork, state: GameState, player: Player | None, verb: str, rest: str, on_file: list[str]) -> str:
+    """The answer to one query line, as the acknowledgement shows it."""
+    if verb == "STATUS":
+        return _status(state)
+    if verb == "ORDERS":
+        return "\n".join(["ORDERS on file for you:", *on_file])
+    if verb == "HAND":
+        return _hand(state, player)
+    if verb == "BOARD":
+        return _board(state, player)
+    return _history(uow, state, player, rest)
