@@ -213,7 +213,8 @@ class Letters:
                 "player": self._label(player),
                 "situation": list(prompt.situation),
                 "question": prompt.question + f" If no orders arrive in time: {prompt.default}.",
-                "choices": [choice.replace("\n", " / ") for choice in prompt.choices],
+                "choices": list(prompt.menu) or [choice.replace("\n", " / ") for choice in prompt.choices],
+                "menu": bool(prompt.menu),  # lines of what is open: always one per line
                 "template": prompt.template,
                 "deadline": state.deadline,
                 "help_lines": list(HELP_LINES),

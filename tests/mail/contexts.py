@@ -41,6 +41,7 @@ PROMPT = {
     "chain_head": "3f9a1c2b",
     "variants": ["No-Trading"],
     "help_lines": ["MOVE <n> FROM <area> TO <area>", "PASS"],
+    "menu": False,
 }
 
 REPORT = {

@@ -433,6 +433,10 @@ def test_every_letter_of_a_game_threads_to_the_start_letter_and_prompts_answer_t
     assert answered >= 1
     turn_prompt = latest(settings.maildir, email_of(current(db)), "your orders")
     assert str(turn_prompt["Subject"]).startswith("[g1] T1 ") and ": your orders, due " in str(turn_prompt["Subject"])
+    # the movement prompt says where each group may go in one line, not one line per destination
+    choices = text_of(turn_prompt).replace("\r\n", "\n").split("YOUR CHOICES\n", 1)[1].split("\n\n", 1)[0]
+    assert "  MOVE up to 2 from " in choices and " to: " in choices and " / HALT" not in choices
+    assert choices.rstrip().endswith("HALT when your movement is done")
 
 
 def test_status_orders_hand_board_and_history_are_answered_from_the_senders_view(world):

@@ -11,7 +11,9 @@ class Prompt:
 
     ``choices`` are complete order lines the player may send (a bot picks one
     at random; a human edits ``template``). ``default`` says what the engine
-    does when the deadline passes with no order.
+    does when the deadline passes with no order. ``menu``, when a step has
+    too many choices to list one by one (movement), says what is open in a
+    few short lines instead; the letter shows it in place of the choices.
     """
 
     who: str
@@ -23,3 +25,4 @@ class Prompt:
     default: str
     situation: tuple[str, ...] = ()
     cites: tuple[str, ...] = ()
+    menu: tuple[str, ...] = ()

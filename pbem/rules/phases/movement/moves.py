@@ -70,13 +70,21 @@ def move_prompt(state: GameState, nation: str) -> Prompt:
     n = state.nations[nation]
     rules = ruleset_of(state)
     choices = ["HALT"]
+    menu: list[str] = []
     tokens = {a: movable(state, nation, a) for a in state.areas if movable(state, nation, a) > 0}
     for area, count in tokens.items():
-        choices += [f"MOVE {count} {area} {to}\nHALT" for to in land_neighbours(state, area)]
+        near = land_neighbours(state, area)
+        choices += [f"MOVE {count} {area} {to}\nHALT" for to in near]
+        if near:
+            menu.append(f"MOVE up to {count} from {area} to: {', '.join(near)}")
     ships = {a: free_ships(state, nation, a) for a in state.areas if free_ships(state, nation, a) > 0}
     for area in ships:
         load = min(tokens.get(area, 0), rules.numbers["ship_capacity"])
-        choices += [f"SAIL {load} {area} {to}\nHALT" for to in sail_destinations(state, nation, area)]
+        reach = sail_destinations(state, nation, area)
+        choices += [f"SAIL {load} {area} {to}\nHALT" for to in reach]
+        if reach and load:
+            menu.append(f"SAIL up to {load} from {area} to: {', '.join(reach)}")
+    menu.append("HALT when your movement is done")
     cards = [c for c in ("Roadbuilding", "Cloth Making", "Astronomy", "Military") if c in n.civ_cards]
     order = asked_in_step(state, MOVES)
     situation = [
@@ -117,6 +125,7 @@ def move_prompt(state: GameState, nation: str) -> Prompt:
         default="your movement ends: moves already accepted stand, every other token and ship stays where it is",
         situation=tuple(situation),
         cites=CITE_LAND + ("§23.21", "seed 002: [Attacking a city]"),
+        menu=tuple(menu),
     )
 
 
