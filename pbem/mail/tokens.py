@@ -33,6 +33,7 @@ from typing import Callable
 __all__ = [
     "TOKEN_LENGTH",
     "bounce_address",
+    "moderator_secret",
     "parse_bounce_address",
     "game_address",
     "parse_game_address",
@@ -128,6 +129,17 @@ def parse_reply_address(
     if not hmac.compare_digest(expected.encode("ascii"), given.encode("ascii")):
         return None
     return game_id, player_id
+
+
+#: The moderator's reply address is a reply address for player 0 (no player has that id).
+MODERATOR = 0
+
+
+def moderator_secret(key: bytes | str, game_id: str) -> str:
+    """The moderator's SECRET word: made from the game's key, so it is never stored and cannot be guessed."""
+    if isinstance(key, str):
+        key = key.encode("utf-8")
+    return hmac.new(key, f"{game_id}:moderator-secret".encode("utf-8"), hashlib.sha256).hexdigest()[:12]
 
 
 _BOUNCE_RE = re.compile(r"^bounces=(?P<letter>[1-9][0-9]{0,17})$")

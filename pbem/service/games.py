@@ -18,6 +18,7 @@ from typing import TypeVar
 from sqlalchemy import Engine
 
 from pbem.mail.render import Renderer
+from pbem.mail.tokens import moderator_secret
 from pbem.orders.language import Actor, parse_orders
 from pbem.rules import engine as rules
 from pbem.rules.core.commands import Command, PassDeadline, SetDeadline
@@ -221,6 +222,8 @@ def create_game(
                 uow.players.set_nation(player.id, player.nation)
         letters = _letters(uow, settings, game, now)
         letters.start(batch.state, batch.chain_head, player_secrets)
+        if game.moderator_email != settings.sender:
+            letters.moderator_start(batch.state, game.moderator_email, moderator_secret(bytes.fromhex(game.reply_secret), game_id))
         _after_orders(batch, letters, game, settings, before)
         return batch.state
 
@@ -351,6 +354,13 @@ def take_orders(
         receipt.errors.append({"line": line.number, "text": line.text, "reason": str(exc), "suggestions": list(exc.suggestions)})
     receipt.errors.sort(key=lambda e: e["line"])
     letters = _letters(uow, settings, game, now)
+    moderated = [e for e in batch.events if e.type == "Moderated"]
+    if any(e.data["action"] == "resume" for e in moderated):  # a fresh deadline: the pause may have eaten the old one
+        due = (now + timedelta(hours=_deadline_hours(game, settings))).strftime(DEADLINE_FORMAT)
+        batch.decide(SetDeadline(due), actor="clock", source="scheduler")
+    for i, event in enumerate(moderated):
+        text = rules.describe_event(batch.state, event, "observer") or ""
+        letters.announce(batch.state, text, f"moderated:{batch.state.game_id}:{batch.state.version}:{i}")
     if batch.events:
         _set_deadline(batch, game, settings, before)
     receipt.on_file = _on_file(batch.state, batch.state.player(player.id) if player else None)
@@ -436,6 +446,8 @@ def pass_deadlines(db: Engine, settings: Settings, *, now: datetime, force_game:
                 return True
             if not rules.pending(state):
                 return False
+            if force_game is None and rules.paused_by_moderator(state) is not None:
+                return False  # the moderator paused it: no deadline passes until RESUME
             if force_game is None and (state.deadline is None or state.deadline > stamp):
                 return False
             batch.decide(PassDeadline("moderator" if force_game else "clock"), actor="clock", source="scheduler")

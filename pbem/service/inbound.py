@@ -15,6 +15,7 @@ import email
 import email.parser
 import email.policy
 import hashlib
+import hmac
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -24,7 +25,7 @@ from sqlalchemy import Engine
 from pbem.mail.html_text import html_to_text
 from pbem.mail.inbound import InboundMail, MailRejected, parse_message
 from pbem.mail.order_text import added_lines
-from pbem.mail.tokens import parse_game_address, parse_reply_address
+from pbem.mail.tokens import MODERATOR, moderator_secret, parse_game_address, parse_reply_address
 from pbem.orders.language import Actor
 from pbem.store.inbox import message_key
 from pbem.store.unit_of_work import UnitOfWork
@@ -153,6 +154,17 @@ def _handle(uow: UnitOfWork, settings: Settings, row, mail: InboundMail | MailRe
                 f"senders:{key}",
             )
         return Outcome("rejected", f"From names {mail.senders} mailboxes", game_id)
+    moderator = _moderator(uow, letters, game, mail, token_player, key)
+    if isinstance(moderator, Outcome):
+        return moderator
+    if moderator:
+        take_orders(
+            uow, settings, game_id, Actor(moderator=True), mail.body, now=now, source=f"mail:{key}", message_id=key,
+            in_reply_to=mail.message_id, recipient=game.moderator_email, notes=list(mail.problems),
+            origin=moderator if isinstance(moderator, str) else "",
+        )
+        _sync_nations(uow, game_id)
+        return Outcome("done", "orders from the moderator", game_id)
     player = None
     if token_player is not None and token_player in known:
         if known[token_player].email == mail.from_addr:
@@ -214,6 +226,35 @@ def _handle(uow: UnitOfWork, settings: Settings, row, mail: InboundMail | MailRe
     )
     _sync_nations(uow, game_id)
     return Outcome("done", f"orders from player {player.id}", game_id)
+
+
+def _moderator(uow: UnitOfWork, letters, game, mail: InboundMail, token_player: int | None, key: str) -> bool | str | Outcome:
+    """Whether the moderator sent this: from his address to his reply address, or with his SECRET.
+
+    True, or the line the acknowledgement adds when the SECRET came from another
+    address, or an Outcome when his reply address was used by someone else.
+    """
+    secret = _SECRET.search(mail.body or "")
+    if secret and hmac.compare_digest(secret.group(1), moderator_secret(bytes.fromhex(game.reply_secret), game.game_id)):
+        if mail.from_addr == game.moderator_email:
+            return True
+        return f"These orders came from {mail.from_addr}, not from your address; they were accepted because the message carried your SECRET."
+    if token_player != MODERATOR:
+        return False
+    if mail.from_addr == game.moderator_email:
+        return True
+    _refuse(
+        letters,
+        {game.moderator_email},
+        game.game_id,
+        "Orders ignored: sender does not match",
+        [
+            f"A message to your moderator's reply address came from {mail.from_addr}, not from your address.",
+            "Nothing was changed. If it was you, reply from your usual address or add your SECRET line.",
+        ],
+        f"forged:{key}",
+    )
+    return Outcome("rejected", f"moderator's token but sender {mail.from_addr}", game.game_id)
 
 
 def _written_in_quote(uow: UnitOfWork, mail: InboundMail) -> list[str]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from pbem.mail.render import Renderer, build_message, make_message_id
-from pbem.mail.tokens import reply_address
+from pbem.mail.tokens import MODERATOR, reply_address
 from pbem.rules.core.events import Event
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.state import GameState, Player
@@ -156,6 +156,35 @@ class Letters:
         self.sent.append((kind, recipient))
         return message_id
 
+    def moderator_reply_to(self, state: GameState) -> str:
+        """The moderator's own reply address (player 0): replying to the server's mail gives moderator orders."""
+        return reply_address(self.reply_key, state.game_id, MODERATOR, self.settings.domain, self.settings.local_part)
+
+    def moderator_start(self, state: GameState, recipient: str, secret: str) -> None:
+        """The moderator's first letter: what he may do by mail, his SECRET, and his reply address."""
+        self.notice(
+            recipient,
+            state.game_id,
+            f"You moderate game {state.game_id}",
+            [
+                "Players: " + ", ".join(p.name for p in state.players) + ".",
+                "Reply to this mail (or to any mail the game sends you) with orders, one a line: "
+                "PAUSE <reason>, RESUME [reason], EXTEND <hours> <reason>, DEADLINE (end the step now, "
+                "defaults for missing orders), ANNOUNCE <text>, FOR <nation>: <order>; "
+                "STATUS, BOARD and HISTORY answer questions. Every action is told to the players with your reason.",
+                f"From another address, or in a fresh mail to the game address, add the line: SECRET {secret}",
+                "docs/moderators.md explains each one.",
+            ],
+            f"moderator-start:{state.game_id}",
+            reply_to=self.moderator_reply_to(state),
+        )
+
+    def announce(self, state: GameState, text: str, purpose: str) -> None:
+        """Tell every player of a moderator's action at once, in his own thread of the game."""
+        for player in state.players:
+            self.notice(self._email(state, player), state.game_id, "From the moderator", [text], f"{purpose}:{player.id}",
+                        reply_to=self.reply_to(state, player))
+
     def reply_to(self, state: GameState, player: Player) -> str:
         return reply_address(self.reply_key, state.game_id, player.id, self.settings.domain, self.settings.local_part)
 
@@ -285,7 +314,7 @@ class Letters:
                 "answers_only": answers_only,
             },
             f"ack:{key or in_reply_to or 'cli'}",
-            reply_to=self.reply_to(state, player) if player else None,
+            reply_to=self.reply_to(state, player) if player else self.moderator_reply_to(state),
             in_reply_to=in_reply_to,
         )
 
@@ -371,7 +400,9 @@ class Letters:
         self.sent.append(("reminder", recipient))
         return True
 
-    def notice(self, recipient: str, game: str | None, title: str, lines: Sequence[str], purpose: str) -> None:
+    def notice(
+        self, recipient: str, game: str | None, title: str, lines: Sequence[str], purpose: str, *, reply_to: str | None = None
+    ) -> None:
         rendered = self.renderer.render("notice", {"game": game, "title": title, "lines": list(lines)})
         message_id = make_message_id(f"notice:{purpose}:{recipient}", self.settings.domain)
         raw = build_message(
@@ -379,6 +410,7 @@ class Letters:
             recipient=recipient,
             rendered=rendered,
             message_id=message_id,
+            reply_to=reply_to,
             references=[self.thread_root(game, recipient)] if game else [],
             date=self.now,
         )

@@ -47,7 +47,7 @@ def send_reminders(db: Engine, settings: Settings, *, now: datetime) -> int:
             if hours <= 0:
                 return 0
             state = load_state(uow, game_id)
-            if state.finished or not state.deadline:
+            if state.finished or not state.deadline or rules.paused_by_moderator(state) is not None:
                 return 0
             due = datetime.strptime(state.deadline, DEADLINE_FORMAT).replace(tzinfo=timezone.utc)
             if not due - timedelta(hours=hours) <= now < due:

@@ -91,4 +91,4 @@ def test_lines_that_are_no_order_attempt_are_ignored_not_errors():
 def test_a_near_verb_whose_line_reads_as_its_order_is_an_error_with_the_verb_offered():
     orders = parse_orders("PLCAE Knossos\nPlease Knossos\n", game(), Actor(player_id=1))
     assert [line.text for line in orders.errors] == ["PLCAE Knossos", "Please Knossos"]
-    assert all(line.suggestions == ("PLACE <area>",) for line in orders.errors)
+    assert all(line.suggestions[0] == "PLACE <area>" for line in orders.errors)

@@ -36,5 +36,20 @@ class NoteBounce:
     reason: str = ""
 
 
+@dataclass(frozen=True)
+class Moderate:
+    """A moderator's action on the game's clock or table, with the reason the players are told.
+
+    ``action``: ``pause`` (no deadline passes until ``resume``), ``resume``,
+    ``extend`` (the deadline moves to ``due``, ``hours`` later) or ``announce``
+    (``reason`` is the text told to every player).
+    """
+
+    action: str
+    reason: str
+    due: str = ""
+    hours: int = 0
+
+
 #: Any command: a phase's own, or the clock's above.
 Command: TypeAlias = object
