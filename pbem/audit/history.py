@@ -12,16 +12,19 @@ from pbem.store.events import RecordedEvent
 
 
 def history(game_id: str, recorded: list[RecordedEvent], viewer: str) -> list[dict[str, Any]]:
-    """One entry per event the viewer may know of: version, what happened, the clauses cited."""
+    """One entry per event the viewer may know of: version, what happened, the clauses cited.
+
+    The viewer is checked against the game as it stands now: a nation chosen
+    in setup is a viewer of the whole history, the events before its choice
+    included.
+    """
+    events = [Event.from_payload(rec.type, rec.payload) for rec in recorded]
+    if events:
+        viewer = check_viewer(rules.fold(rules.new_game(game_id), events), viewer)
     state = rules.new_game(game_id)
     entries: list[dict[str, Any]] = []
-    checked = False
-    for rec in recorded:
-        event = Event.from_payload(rec.type, rec.payload)
-        if not checked and state.players:
-            viewer = check_viewer(state, viewer)
-            checked = True
-        text = describe_event(state, event, viewer if checked else "observer")
+    for rec, event in zip(recorded, events):
+        text = describe_event(state, event, viewer)
         state = rules.apply(state, event)
         if text is None:
             continue

@@ -38,6 +38,7 @@ from . import (
     trade,
     trade_cards,
 )
+from . import press as press_orders
 from .grammar import Actor, LineError, Parser, name
 
 
@@ -79,6 +80,7 @@ CANONICAL: dict[type, Callable[[Any], str]] = {}
 for _module in VERB_MODULES:
     VERBS.update(_module.VERBS)
     CANONICAL.update(_module.CANONICAL)
+CANONICAL[press_orders.SendPress] = press_orders.canonical
 HELP_VERBS = ("HELP", "?")
 #: Questions any player may ask; written whole (ORDERS is not ORDER), answered by the service.
 QUERY_VERBS = ("STATUS", "ORDERS", "HAND", "BOARD", "HISTORY")
@@ -152,6 +154,16 @@ def _on_behalf(state: GameState, text: str) -> tuple[Actor, str]:
     return Actor(player_id=by_name[name(who, by_name, "player or nation")], moderator=True), order
 
 
+def _press_body(all_lines: list[str], number: int, rest: str) -> tuple[list[str], int]:
+    """The lines a PRESS block carries, and the number of its last line (END, or the message's last)."""
+    if ":" in rest:
+        return [], number  # PRESS TO ALL: the message on one line
+    for end in range(number, len(all_lines)):
+        if all_lines[end].strip().upper() == press_orders.END:
+            return [ln.rstrip() for ln in all_lines[number:end]], end + 1
+    return [ln.rstrip() for ln in all_lines[number:]], len(all_lines)
+
+
 def parse_orders(text: str, state: GameState, actor: Actor) -> Orders:
     """Parse every line; a bad line gets an error and the rest still count."""
     lines: list[OrderLine] = []
@@ -160,7 +172,10 @@ def parse_orders(text: str, state: GameState, actor: Actor) -> Orders:
     notes: list[str] = []
     read = 0
     all_lines = text.splitlines()
+    inside_press = 0  # the last line of a PRESS block being read
     for number, raw in enumerate(all_lines, start=1):
+        if number <= inside_press:
+            continue
         line = _BULLET.sub("", raw.strip())
         if not line or line.startswith("#") or line.startswith("//"):
             continue
@@ -181,6 +196,11 @@ def parse_orders(text: str, state: GameState, actor: Actor) -> Orders:
             if head.upper().rstrip("?:") in QUERY_VERBS:
                 lines.append(OrderLine(number, line, query=(head.upper().rstrip("?:"), rest)))
                 continue
+            if head.upper() == "PRESS":
+                body, inside_press = _press_body(all_lines, number, rest)
+                command = press_orders.press(state, actor, rest, body)
+                lines.append(OrderLine(number, line, command, canonical(command, state)))
+                continue
             who = actor
             if head.upper() == "FOR" and actor.moderator:
                 who, line_order = _on_behalf(state, line)
@@ -194,9 +214,9 @@ def parse_orders(text: str, state: GameState, actor: Actor) -> Orders:
                     continue
                 raise
             parser, _usage = VERBS[verb]
-            notes: list[str] = []
-            command = parser(state, who, rest, notes)
-            lines.append(OrderLine(number, line, command, canonical(command, state), notes=tuple(notes)))
+            line_notes: list[str] = []
+            command = parser(state, who, rest, line_notes)
+            lines.append(OrderLine(number, line, command, canonical(command, state), notes=tuple(line_notes)))
         except LookupError as exc:
             lines.append(OrderLine(number, line, error=str(exc).strip("'\"")))
         except LineError as exc:

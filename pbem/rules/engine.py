@@ -16,13 +16,13 @@ from dataclasses import replace
 from typing import Any
 
 from pbem.rules import turn
-from pbem.rules.core.commands import Command, Moderate, NoteBounce, PassDeadline, SetDeadline
+from pbem.rules.core.commands import Command, Moderate, NoteBounce, PassDeadline, SendPress, SetDeadline
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.core.phase import Apply, Decide, Narrate, PhaseRules, unplayable
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
-from pbem.rules.core.state import GameState
+from pbem.rules.core.state import GameState, Player
 from pbem.rules.phases import (
     advances,
     ast,
@@ -119,7 +119,7 @@ def _table(entries: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 _APPLY: dict[str, Apply] = _table(
-    [("DeadlineSet", _apply_deadline_set), ("DeadlinePassed", _apply_deadline_passed), ("MailBounced", _apply_mail_bounced), ("Moderated", _apply_moderated)]
+    [("DeadlineSet", _apply_deadline_set), ("DeadlinePassed", _apply_deadline_passed), ("MailBounced", _apply_mail_bounced), ("Moderated", _apply_moderated), ("PressSent", _apply_mail_bounced)]
     + [item for rules in _ALL for item in rules.apply.items()]
 )
 _INPUTS: dict[str, Any] = _table(
@@ -129,6 +129,7 @@ _INPUTS: dict[str, Any] = _table(
         ("DeadlinePassed", lambda s, d: PassDeadline(d.get("by", "clock"))),
         ("MailBounced", lambda s, d: NoteBounce(d["player"], d.get("status", ""), d.get("reason", ""))),
         ("Moderated", lambda s, d: Moderate(d["action"], d["reason"], d.get("due", ""), d.get("hours", 0))),
+        ("PressSent", lambda s, d: SendPress(d["player"], tuple(d["to"]), d["text"], d.get("anonymous", False))),
     ]
     + [item for rules in _ALL for item in rules.inputs.items()]
 )
@@ -200,6 +201,24 @@ def resume(state: GameState, draws: Draws) -> list[Event]:
     return _settle(state, draws)
 
 
+def press_readers(state: GameState, data: Mapping[str, Any]) -> list[Player]:
+    """Who reads a press message: the players it names (every player for ALL), never its sender."""
+    to = {n.lower() for n in data["to"]}
+    return [p for p in state.players if p.id != data["player"] and ("all" in to or (p.nation or "").lower() in to)]
+
+
+def _press(state: GameState, command: SendPress) -> Event:
+    sender = next((p for p in state.players if p.id == command.player_id), None)
+    if sender is None:
+        raise Rejection("press comes from a player of this game")
+    if not command.text.strip():
+        raise Rejection("the press message is empty")
+    data = {"player": command.player_id, "to": list(command.to), "text": command.text[:4000], "anonymous": command.anonymous}
+    if not press_readers(state, data):
+        raise Rejection("nobody would read it: name other players' nations, or ALL")
+    return Event("PressSent", data)
+
+
 def _decide_deadline(state: GameState, command: PassDeadline) -> list[Event]:
     events = [Event("DeadlinePassed", {"by": command.by})]
     rules = PHASES.get(state.phase)
@@ -228,6 +247,8 @@ def decide(state: GameState, command: Command, draws: Draws) -> list[Event]:
         if command.action == "extend":
             data.update(due=command.due, hours=command.hours)
         events = [Event("Moderated", data)]
+    elif isinstance(command, SendPress):
+        events = [_press(state, command)]
     elif isinstance(command, NoteBounce):
         if all(p.id != command.player_id for p in state.players):
             raise Rejection(f"there is no player {command.player_id} in this game")
@@ -278,6 +299,16 @@ def describe_event(state: GameState, event: Event, viewer: str = "auditor") -> s
         return f"The deadline passed ({d.get('by', 'clock')}); defaults were applied to missing orders."
     if event.type == "DeadlineSet":
         return None if viewer.startswith("player:") else f"Orders are due by {d['due']}."
+    if event.type == "PressSent":
+        readers = {f"player:{(p.nation or '').lower()}" for p in press_readers(state, d)}
+        sender = state.player(d["player"])
+        own = f"player:{(sender.nation or '').lower()}"
+        public = "ALL" in [t.upper() for t in d["to"]]
+        if viewer not in ("moderator", "auditor", own) and viewer not in readers and not (viewer == "observer" and public):
+            return None
+        hidden = d.get("anonymous") and viewer not in ("moderator", "auditor", own)
+        who = "Anonymous" if hidden else (sender.nation or sender.name)
+        return f"Press from {who} to {', '.join(d['to'])}: {d['text']}"
     if event.type == "Moderated":
         return _MODERATED[d["action"]].format(reason=d["reason"], hours=d.get("hours", 0), due=d.get("due", ""))
     if event.type == "MailBounced":

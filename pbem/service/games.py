@@ -11,6 +11,7 @@ import re
 import secrets as secrets_module
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from dataclasses import replace as dataclass_replace
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import TypeVar
@@ -19,9 +20,9 @@ from sqlalchemy import Engine
 
 from pbem.mail.render import Renderer
 from pbem.mail.tokens import moderator_secret
-from pbem.orders.language import Actor, parse_orders
+from pbem.orders.language import Actor, Orders, parse_orders
 from pbem.rules import engine as rules
-from pbem.rules.core.commands import Command, PassDeadline, SetDeadline
+from pbem.rules.core.commands import Command, PassDeadline, SendPress, SetDeadline
 from pbem.rules.core.draws import Draws, commitment
 from pbem.rules.core.events import Event
 from pbem.rules.core.rejection import Rejection
@@ -37,7 +38,9 @@ from .settings import Settings
 
 GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 #: Options the service itself reads; every other option belongs to the rules.
-SERVICE_OPTIONS = {"deadline-hours", "reminder-hours"}
+SERVICE_OPTIONS = {"deadline-hours", "reminder-hours", "press"}
+#: What press a game allows: signed, anonymous ("grey"), or none.
+PRESS_KINDS = ("on", "grey", "off")
 DEADLINE_FORMAT = "%Y-%m-%d %H:%M UTC"
 
 T = TypeVar("T")
@@ -183,6 +186,8 @@ def create_game(
     service = {k: options.pop(k) for k in list(options) if k in SERVICE_OPTIONS}
     if "deadline-hours" in service and not (service["deadline-hours"].isdigit() and int(service["deadline-hours"]) > 0):
         raise GameError("deadline-hours takes a whole number of hours")
+    if "press" in service and service["press"] not in PRESS_KINDS:
+        raise GameError("press takes one of: " + ", ".join(PRESS_KINDS))
     if "reminder-hours" in service and not service["reminder-hours"].isdigit():
         raise GameError("reminder-hours takes a whole number of hours (0: no reminders)")
     try:
@@ -318,7 +323,7 @@ def take_orders(
     player = batch.state.player(actor.player_id) if actor.player_id is not None else None
     label = (f"{player.name} ({player.nation})" if player.nation else player.name) if player else "moderator"
     receipt = Receipt(game_id, label, notes=list(notes))
-    orders = parse_orders(text, batch.state, actor)
+    orders = _press_allowed(parse_orders(text, batch.state, actor), (game.options or {}).get("press", "on"))
     receipt.ignored = list(orders.ignored)
     receipt.notes.extend(orders.notes)
     quoted = parse_orders("\n".join(quoted_orders), batch.state, actor) if quoted_orders else None
@@ -358,6 +363,8 @@ def take_orders(
     if any(e.data["action"] == "resume" for e in moderated):  # a fresh deadline: the pause may have eaten the old one
         due = (now + timedelta(hours=_deadline_hours(game, settings))).strftime(DEADLINE_FORMAT)
         batch.decide(SetDeadline(due), actor="clock", source="scheduler")
+    for i, event in enumerate(e for e in batch.events if e.type == "PressSent"):
+        letters.press(batch.state, event, f"press:{batch.state.game_id}:{batch.state.version}:{i}")
     for i, event in enumerate(moderated):
         text = rules.describe_event(batch.state, event, "observer") or ""
         letters.announce(batch.state, text, f"moderated:{batch.state.game_id}:{batch.state.version}:{i}")
@@ -387,6 +394,18 @@ def take_orders(
     if batch.events:
         _announce(batch, letters, before)
     return receipt
+
+
+def _press_allowed(orders: Orders, kind: str) -> Orders:
+    """The game's press option on the PRESS lines: refused when off, unsigned when grey."""
+    lines = []
+    for line in orders.lines:
+        if isinstance(line.command, SendPress) and kind == "off":
+            line = dataclass_replace(line, command=None, error="press is off in this game (game option press=off)")
+        elif isinstance(line.command, SendPress) and kind == "grey":
+            line = dataclass_replace(line, command=dataclass_replace(line.command, anonymous=True))
+        lines.append(line)
+    return dataclass_replace(orders, lines=tuple(lines))
 
 
 def resolve_actor(uow: UnitOfWork, game_id: str, who: str) -> Actor:

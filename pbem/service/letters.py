@@ -17,7 +17,7 @@ from pbem.mail.tokens import MODERATOR, reply_address
 from pbem.rules.core.events import Event
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.state import GameState, Player
-from pbem.rules.engine import apply, describe_event, pending
+from pbem.rules.engine import apply, describe_event, pending, press_readers
 from pbem.rules.turn import phase_title
 from pbem.rules.view import variants_in_force
 
@@ -178,6 +178,17 @@ class Letters:
             f"moderator-start:{state.game_id}",
             reply_to=self.moderator_reply_to(state),
         )
+
+    def press(self, state: GameState, event: Event, purpose: str) -> None:
+        """Deliver a press message at once to each of its readers, signed unless it is grey."""
+        data = event.data
+        for reader in press_readers(state, data):
+            viewer = f"player:{reader.nation.lower()}" if reader.nation else "observer"
+            text = describe_event(state, event, viewer) or ""
+            sender = state.player(data["player"])
+            title = "Anonymous press" if data.get("anonymous") else f"Press from {sender.nation or sender.name}"
+            self.notice(self._email(state, reader), state.game_id, title, [text, "Answer with PRESS TO <nation> ... END."],
+                        f"{purpose}:{reader.id}", reply_to=self.reply_to(state, reader))
 
     def announce(self, state: GameState, text: str, purpose: str) -> None:
         """Tell every player of a moderator's action at once, in his own thread of the game."""

@@ -92,3 +92,9 @@ def test_a_near_verb_whose_line_reads_as_its_order_is_an_error_with_the_verb_off
     orders = parse_orders("PLCAE Knossos\nPlease Knossos\n", game(), Actor(player_id=1))
     assert [line.text for line in orders.errors] == ["PLCAE Knossos", "Please Knossos"]
     assert all(line.suggestions[0] == "PLACE <area>" for line in orders.errors)
+
+
+def test_a_line_note_stays_with_its_line():
+    orders = parse_orders("NATION Crete\nPLACE Knosos", game(), Actor(player_id=1))
+    assert orders.lines[1].notes == ("read 'Knosos' as Knossos",)
+    assert orders.notes == ()  # the message's own notes: none

@@ -51,5 +51,19 @@ class Moderate:
     hours: int = 0
 
 
+@dataclass(frozen=True)
+class SendPress:
+    """A message from one player to others (or ALL), kept in the log; only its readers see it.
+
+    ``anonymous`` (grey press, a game option) hides the sender from the readers,
+    never from the moderator.
+    """
+
+    player_id: int
+    to: tuple[str, ...]  # nations, or ("ALL",)
+    text: str
+    anonymous: bool = False
+
+
 #: Any command: a phase's own, or the clock's above.
 Command: TypeAlias = object
