@@ -33,6 +33,7 @@ from . import (
     expansion,
     moderator,
     movement,
+    settings,
     setup,
     tax,
     trade,
@@ -74,7 +75,9 @@ class Orders:
 
 
 #: The modules that hold each phase's verbs, in the order HELP lists them.
-VERB_MODULES = (setup, tax, expansion, movement, conflict, cities, trade_cards, trade, calamities, calamity_war, advances, moderator)
+VERB_MODULES = (
+    setup, tax, expansion, movement, conflict, cities, trade_cards, trade, calamities, calamity_war, advances, moderator, settings
+)
 VERBS: dict[str, tuple[Parser, str]] = {}
 CANONICAL: dict[type, Callable[[Any], str]] = {}
 for _module in VERB_MODULES:

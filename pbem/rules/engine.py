@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from pbem.rules import turn
-from pbem.rules.core.commands import Command, Moderate, NoteBounce, PassDeadline, SendPress, SetDeadline
+from pbem.rules.core.commands import Command, Moderate, NoteBounce, PassDeadline, SendPress, SetDeadline, SetTimezone
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.core.phase import Apply, Decide, Narrate, PhaseRules, unplayable
@@ -84,6 +84,16 @@ def _apply_mail_bounced(state: GameState, data: dict[str, Any]) -> GameState:
     return state  # the service's note: nothing on the board or in a hand changes
 
 
+def _apply_timezone(state: GameState, data: dict[str, Any]) -> GameState:
+    return replace(state, filed=state.filed.set(f"timezone:{data['player']}", (data["zone"],)))
+
+
+def timezone_of(state: GameState, player_id: int) -> str:
+    """The time zone a player set (TIMEZONE), else UTC."""
+    held = state.filed.get(f"timezone:{player_id}")
+    return held[0] if held else "UTC"
+
+
 def paused_by_moderator(state: GameState) -> str | None:
     """The reason the moderator gave for pausing the game, or None when it runs."""
     held = state.filed.get("paused")
@@ -119,7 +129,7 @@ def _table(entries: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 _APPLY: dict[str, Apply] = _table(
-    [("DeadlineSet", _apply_deadline_set), ("DeadlinePassed", _apply_deadline_passed), ("MailBounced", _apply_mail_bounced), ("Moderated", _apply_moderated), ("PressSent", _apply_mail_bounced)]
+    [("DeadlineSet", _apply_deadline_set), ("DeadlinePassed", _apply_deadline_passed), ("MailBounced", _apply_mail_bounced), ("Moderated", _apply_moderated), ("PressSent", _apply_mail_bounced), ("TimezoneSet", _apply_timezone)]
     + [item for rules in _ALL for item in rules.apply.items()]
 )
 _INPUTS: dict[str, Any] = _table(
@@ -129,6 +139,7 @@ _INPUTS: dict[str, Any] = _table(
         ("DeadlinePassed", lambda s, d: PassDeadline(d.get("by", "clock"))),
         ("MailBounced", lambda s, d: NoteBounce(d["player"], d.get("status", ""), d.get("reason", ""))),
         ("Moderated", lambda s, d: Moderate(d["action"], d["reason"], d.get("due", ""), d.get("hours", 0))),
+        ("TimezoneSet", lambda s, d: SetTimezone(d["player"], d["zone"])),
         ("PressSent", lambda s, d: SendPress(d["player"], tuple(d["to"]), d["text"], d.get("anonymous", False))),
     ]
     + [item for rules in _ALL for item in rules.inputs.items()]
@@ -247,6 +258,10 @@ def decide(state: GameState, command: Command, draws: Draws) -> list[Event]:
         if command.action == "extend":
             data.update(due=command.due, hours=command.hours)
         events = [Event("Moderated", data)]
+    elif isinstance(command, SetTimezone):
+        if all(p.id != command.player_id for p in state.players):
+            raise Rejection(f"there is no player {command.player_id} in this game")
+        events = [Event("TimezoneSet", {"player": command.player_id, "zone": command.zone})]
     elif isinstance(command, SendPress):
         events = [_press(state, command)]
     elif isinstance(command, NoteBounce):
@@ -299,6 +314,8 @@ def describe_event(state: GameState, event: Event, viewer: str = "auditor") -> s
         return f"The deadline passed ({d.get('by', 'clock')}); defaults were applied to missing orders."
     if event.type == "DeadlineSet":
         return None if viewer.startswith("player:") else f"Orders are due by {d['due']}."
+    if event.type == "TimezoneSet":
+        return None  # a player's own setting: nobody's business
     if event.type == "PressSent":
         readers = {f"player:{(p.nation or '').lower()}" for p in press_readers(state, d)}
         sender = state.player(d["player"])

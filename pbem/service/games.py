@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from dataclasses import replace as dataclass_replace
 from datetime import datetime, timedelta
 from functools import lru_cache
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from typing import TypeVar
 
 from sqlalchemy import Engine
@@ -22,7 +23,7 @@ from pbem.mail.render import Renderer
 from pbem.mail.tokens import moderator_secret
 from pbem.orders.language import Actor, Orders, parse_orders
 from pbem.rules import engine as rules
-from pbem.rules.core.commands import Command, PassDeadline, SendPress, SetDeadline
+from pbem.rules.core.commands import Command, PassDeadline, SendPress, SetDeadline, SetTimezone
 from pbem.rules.core.draws import Draws, commitment
 from pbem.rules.core.events import Event
 from pbem.rules.core.rejection import Rejection
@@ -116,8 +117,10 @@ def _letters(uow: UnitOfWork, settings: Settings, game, now: datetime) -> Letter
     return Letters(uow, settings, renderer(), bytes.fromhex(game.reply_secret), now)
 
 
-def _deadline_hours(game, settings: Settings) -> int:
-    return int((game.options or {}).get("deadline-hours", settings.deadline_hours))
+def _deadline_hours(game, settings: Settings, phase: str | None = None) -> int:
+    """Hours for a step: the game's ``deadline-hours-<phase>``, else its ``deadline-hours``, else the server's."""
+    options = game.options or {}
+    return int(options.get(f"deadline-hours-{phase}", options.get("deadline-hours", settings.deadline_hours)))
 
 
 def _set_deadline(batch: Batch, game, settings: Settings, before: GameState) -> None:
@@ -131,7 +134,7 @@ def _set_deadline(batch: Batch, game, settings: Settings, before: GameState) -> 
     new_phase = (before.turn, before.phase) != (batch.state.turn, batch.state.phase)
     changed = new_phase or bool({p.player_id for p in now_pending.values()} - asked_before)
     if now_pending and (changed or batch.state.deadline is None):
-        due = (batch.now + timedelta(hours=_deadline_hours(game, settings))).strftime(DEADLINE_FORMAT)
+        due = (batch.now + timedelta(hours=_deadline_hours(game, settings, batch.state.phase))).strftime(DEADLINE_FORMAT)
         batch.decide(SetDeadline(due), actor="clock", source="scheduler")
 
 
@@ -183,9 +186,12 @@ def create_game(
     if not GAME_ID.match(game_id):
         raise GameError("a game name is 1-40 lower-case letters, digits and dashes, starting with a letter or digit")
     options = dict(options or {})
-    service = {k: options.pop(k) for k in list(options) if k in SERVICE_OPTIONS}
-    if "deadline-hours" in service and not (service["deadline-hours"].isdigit() and int(service["deadline-hours"]) > 0):
-        raise GameError("deadline-hours takes a whole number of hours")
+    service = {k: options.pop(k) for k in list(options) if k in SERVICE_OPTIONS or k.startswith("deadline-hours-")}
+    for key, value in service.items():
+        if key.startswith("deadline-hours") and not (value.isdigit() and int(value) > 0):
+            raise GameError(f"{key} takes a whole number of hours")
+        if key.startswith("deadline-hours-") and key.removeprefix("deadline-hours-") not in rules.PHASES:
+            raise GameError(f"{key}: no phase called {key.removeprefix('deadline-hours-')!r}; one of " + ", ".join(rules.PHASES))
     if "press" in service and service["press"] not in PRESS_KINDS:
         raise GameError("press takes one of: " + ", ".join(PRESS_KINDS))
     if "reminder-hours" in service and not service["reminder-hours"].isdigit():
@@ -361,7 +367,7 @@ def take_orders(
     letters = _letters(uow, settings, game, now)
     moderated = [e for e in batch.events if e.type == "Moderated"]
     if any(e.data["action"] == "resume" for e in moderated):  # a fresh deadline: the pause may have eaten the old one
-        due = (now + timedelta(hours=_deadline_hours(game, settings))).strftime(DEADLINE_FORMAT)
+        due = (now + timedelta(hours=_deadline_hours(game, settings, batch.state.phase))).strftime(DEADLINE_FORMAT)
         batch.decide(SetDeadline(due), actor="clock", source="scheduler")
     for i, event in enumerate(e for e in batch.events if e.type == "PressSent"):
         letters.press(batch.state, event, f"press:{batch.state.game_id}:{batch.state.version}:{i}")
@@ -396,11 +402,21 @@ def take_orders(
     return receipt
 
 
+def _known_zone(zone: str) -> bool:
+    try:
+        ZoneInfo(zone)
+    except (ValueError, ZoneInfoNotFoundError):
+        return False
+    return True
+
+
 def _press_allowed(orders: Orders, kind: str) -> Orders:
-    """The game's press option on the PRESS lines: refused when off, unsigned when grey."""
+    """The game's press option on the PRESS lines (refused when off, unsigned when grey); unknown time zones refused."""
     lines = []
     for line in orders.lines:
-        if isinstance(line.command, SendPress) and kind == "off":
+        if isinstance(line.command, SetTimezone) and not _known_zone(line.command.zone):
+            line = dataclass_replace(line, command=None, error=f"unknown time zone {line.command.zone!r}; write one such as Europe/Berlin")
+        elif isinstance(line.command, SendPress) and kind == "off":
             line = dataclass_replace(line, command=None, error="press is off in this game (game option press=off)")
         elif isinstance(line.command, SendPress) and kind == "grey":
             line = dataclass_replace(line, command=dataclass_replace(line.command, anonymous=True))

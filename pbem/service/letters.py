@@ -10,14 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pbem.mail.render import Renderer, build_message, make_message_id
 from pbem.mail.tokens import MODERATOR, reply_address
 from pbem.rules.core.events import Event
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.state import GameState, Player
-from pbem.rules.engine import apply, describe_event, pending, press_readers
+from pbem.rules.engine import apply, describe_event, pending, press_readers, timezone_of
 from pbem.rules.turn import phase_title
 from pbem.rules.view import variants_in_force
 
@@ -79,6 +80,18 @@ def _short_deadline(deadline: str | None) -> str:
         return datetime.strptime(deadline, "%Y-%m-%d %H:%M UTC").strftime("%a %d %b %H:%M UTC")
     except ValueError:
         return deadline
+
+
+def _deadline_in(deadline: str | None, zone: str) -> tuple[str | None, str]:
+    """(the deadline as a letter shows it, as a subject shows it) in a player's zone, UTC beside it."""
+    if not deadline or zone == "UTC":
+        return deadline, _short_deadline(deadline)
+    try:
+        utc = datetime.strptime(deadline, "%Y-%m-%d %H:%M UTC").replace(tzinfo=timezone.utc)
+        local = utc.astimezone(ZoneInfo(zone))
+    except (ValueError, ZoneInfoNotFoundError):
+        return deadline, _short_deadline(deadline)
+    return f"{local:%Y-%m-%d %H:%M} {zone} ({deadline})", f"{local:%a %d %b %H:%M} {local.tzname()}"
 
 
 def _clip(text: str, limit: int = 160) -> str:
@@ -155,6 +168,9 @@ class Letters:
         )
         self.sent.append((kind, recipient))
         return message_id
+
+    def _deadline_for(self, state: GameState, player_id: int) -> tuple[str | None, str]:
+        return _deadline_in(state.deadline, timezone_of(state, player_id))
 
     def moderator_reply_to(self, state: GameState) -> str:
         """The moderator's own reply address (player 0): replying to the server's mail gives moderator orders."""
@@ -256,7 +272,8 @@ class Letters:
                 "choices": list(prompt.menu) or [choice.replace("\n", " / ") for choice in prompt.choices],
                 "menu": bool(prompt.menu),  # lines of what is open: always one per line
                 "template": prompt.template,
-                "deadline": state.deadline,
+                "deadline": self._deadline_for(state, player.id)[0],
+                "due": self._deadline_for(state, player.id)[1],
                 "help_lines": list(HELP_LINES),
             },
             f"prompt:{prompt.step}:{prompt.who}",
@@ -312,7 +329,7 @@ class Letters:
                 "errors_left": max(0, len(errors) - ACK_MAX_ERRORS),
                 "ignored": _ignored_line(ignored),
                 "on_file": list(on_file),
-                "deadline": state.deadline,
+                "deadline": self._deadline_for(state, player.id)[0] if player else state.deadline,
                 "notes": _bounded_notes(notes),
                 # what a message with no order in it is answered first: what is still needed
                 "nothing_found": (
@@ -392,7 +409,7 @@ class Letters:
                 "question": prompt.question,
                 "default": prompt.default,
                 "template": prompt.template,
-                "deadline": state.deadline,
+                "deadline": self._deadline_for(state, player.id)[0],
                 "left": left,
             },
         )

@@ -5,7 +5,8 @@ deadline saves most missed orders. It goes once per step and deadline (the
 letter's Message-ID is made from them, so a second pass of the clock finds
 it sent), to the players still asked only, with the question and the order
 block to edit. How early: the game option ``reminder-hours``, else
-``PBEM_REMINDER_HOURS`` (default 12); 0 turns reminders off.
+``PBEM_REMINDER_HOURS`` (default 12), but no sooner than halfway through
+the step; 0 turns reminders off.
 """
 
 from __future__ import annotations
@@ -17,13 +18,19 @@ from sqlalchemy import Engine
 from pbem.rules import engine as rules
 from pbem.store.unit_of_work import UnitOfWork
 
-from .games import DEADLINE_FORMAT, _letters, retrying
+from .games import DEADLINE_FORMAT, _deadline_hours, _letters, retrying
 from .projector import load_state
 from .settings import Settings
 
 
-def _reminder_hours(game, settings: Settings) -> int:
-    return int((game.options or {}).get("reminder-hours", settings.reminder_hours))
+def _reminder_hours(game, settings: Settings, phase: str) -> float:
+    """How long before the deadline to remind: the option, but never sooner than halfway through the step.
+
+    A six-hour step with the usual twelve hours' notice would remind with the
+    prompt itself; it reminds three hours before its deadline instead.
+    """
+    wanted = int((game.options or {}).get("reminder-hours", settings.reminder_hours))
+    return min(wanted, _deadline_hours(game, settings, phase) / 2) if wanted > 0 else 0
 
 
 def _left(delta: timedelta) -> str:
@@ -43,10 +50,10 @@ def send_reminders(db: Engine, settings: Settings, *, now: datetime) -> int:
 
         def work(uow: UnitOfWork, game_id: str = game_id) -> int:
             game = uow.games.get(game_id)
-            hours = _reminder_hours(game, settings)
+            state = load_state(uow, game_id)
+            hours = _reminder_hours(game, settings, state.phase)
             if hours <= 0:
                 return 0
-            state = load_state(uow, game_id)
             if state.finished or not state.deadline or rules.paused_by_moderator(state) is not None:
                 return 0
             due = datetime.strptime(state.deadline, DEADLINE_FORMAT).replace(tzinfo=timezone.utc)

@@ -65,5 +65,13 @@ class SendPress:
     anonymous: bool = False
 
 
+@dataclass(frozen=True)
+class SetTimezone:
+    """A player's time zone (an IANA name such as Europe/Berlin, or UTC), for the deadlines his letters show."""
+
+    player_id: int
+    zone: str
+
+
 #: Any command: a phase's own, or the clock's above.
 Command: TypeAlias = object

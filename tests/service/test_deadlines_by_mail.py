@@ -1,0 +1,78 @@
+"""Deadlines per phase kind, and each player's own time zone, through the running server."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from datetime import datetime, timezone
+
+import pytest
+
+from pbem.service.demo import reply_to_prompt
+from pbem.service.games import GameError, NewPlayer, create_game
+from pbem.service.projector import load_state
+from pbem.service.server import PostOffice
+from pbem.service.settings import Settings
+from pbem.store.database import ensure_schema, make_engine
+from pbem.store.unit_of_work import UnitOfWork
+
+from .mailclient import latest, letters, send, text_of
+
+PLAYERS = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.net"), NewPlayer("Cy", "cy@example.com")]
+T0 = datetime(2026, 11, 25, 8, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture
+def world(db_url, tmp_path):
+    settings = replace(Settings(), db_url=db_url, maildir=tmp_path / "mail", listen_port=0)
+    db = make_engine(db_url)
+    ensure_schema(db)
+    yield db, settings
+    db.dispose()
+
+
+def asked(db) -> str:
+    with UnitOfWork(db) as uow:
+        state = load_state(uow, "g1")
+    (prompt,) = __import__("pbem.rules.engine", fromlist=["pending"]).pending(state).values()
+    return state.player(prompt.player_id).name
+
+
+def test_a_phase_kind_has_its_own_deadline_and_a_player_reads_it_in_his_own_time(world):
+    db, settings = world
+    email = {p.name: p.email for p in PLAYERS}
+
+    async def scenario():
+        office = PostOffice(db, settings, clock=lambda: T0, outbox_every=0.05, deadlines_every=3600)
+        await office.start()
+        try:
+            options = {"deadline-hours-setup": "6", "deadline-hours": "72"}
+            await asyncio.to_thread(create_game, db, settings, "g1", PLAYERS, seed="s1", options=options, now=T0)
+            await office.idle()
+            first = asked(db)
+            prompt = latest(settings.maildir, email[first], "your orders")
+            assert "Deadline: 2026-11-25 14:00 UTC" in text_of(prompt)  # six hours: the setup's own
+            assert str(prompt["Subject"]).endswith("due Wed 25 Nov 14:00 UTC")
+            # a zone that does not exist is refused; a real one is taken and used at once
+            send(office.port, reply_to_prompt(prompt, email[first], "TIMEZONE Mars/Olympus_Mons"), email[first],
+                 [str(prompt["Reply-To"])])
+            await office.idle()
+            send(office.port, reply_to_prompt(prompt, email[first], "TIMEZONE Europe/Berlin"), email[first],
+                 [str(prompt["Reply-To"])])
+            await office.idle()
+            refused, taken = [m for m in letters(settings.maildir, email[first]) if "Orders received" in str(m["Subject"])][-2:]
+            assert "unknown time zone 'Mars/Olympus_Mons'" in text_of(refused)
+            assert "Deadline: 2026-11-25 15:00 Europe/Berlin (2026-11-25 14:00 UTC)" in text_of(taken)
+            return first
+        finally:
+            await office.stop()
+
+    asyncio.run(scenario())
+
+
+def test_a_deadline_option_for_no_such_phase_is_refused(world):
+    db, settings = world
+    with pytest.raises(GameError, match="no phase called 'trading'"):
+        create_game(db, settings, "g1", PLAYERS, options={"deadline-hours-trading": "72"}, now=T0)
+    with pytest.raises(GameError, match="deadline-hours-trade takes a whole number"):
+        create_game(db, settings, "g1", PLAYERS, options={"deadline-hours-trade": "soon"}, now=T0)
