@@ -348,7 +348,7 @@ def flush(ctx: Context) -> None:
 @pass_ctx
 def tick(ctx: Context) -> None:
     """Apply defaults where deadlines have passed, queue due reminders, then deliver the outbox (for cron)."""
-    from pbem.service.games import pass_deadlines
+    from pbem.service.deadlines import pass_deadlines
     from pbem.service.outbound import flush_outbox
     from pbem.service.reminders import send_reminders
 
@@ -363,7 +363,7 @@ def tick(ctx: Context) -> None:
 @pass_ctx
 def deadline(ctx: Context, game_id: str) -> None:
     """Moderator: end the current step of GAME now, applying the default for missing orders."""
-    from pbem.service.games import pass_deadlines
+    from pbem.service.deadlines import pass_deadlines
 
     moved = pass_deadlines(ctx.db, ctx.settings, now=_now(), force_game=game_id)
     click.echo("defaults applied" if moved else "nothing is pending")

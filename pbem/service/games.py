@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from dataclasses import replace as dataclass_replace
 from datetime import datetime, timedelta
 from functools import lru_cache
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from typing import TypeVar
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import Engine
 
@@ -23,7 +23,12 @@ from pbem.mail.render import Renderer
 from pbem.mail.tokens import moderator_secret
 from pbem.orders.language import Actor, Orders, parse_orders
 from pbem.rules import engine as rules
-from pbem.rules.core.commands import Command, PassDeadline, SendPress, SetDeadline, SetTimezone
+from pbem.rules.core.commands import (
+    Command,
+    SendPress,
+    SetDeadline,
+    SetTimezone,
+)
 from pbem.rules.core.draws import Draws, commitment
 from pbem.rules.core.events import Event
 from pbem.rules.core.rejection import Rejection
@@ -39,7 +44,7 @@ from .settings import Settings
 
 GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 #: Options the service itself reads; every other option belongs to the rules.
-SERVICE_OPTIONS = {"deadline-hours", "reminder-hours", "press"}
+SERVICE_OPTIONS = {"deadline-hours", "reminder-hours", "press", "missed-limit"}
 #: What press a game allows: signed, anonymous ("grey"), or none.
 PRESS_KINDS = ("on", "grey", "off")
 DEADLINE_FORMAT = "%Y-%m-%d %H:%M UTC"
@@ -74,12 +79,16 @@ class Batch:
     chain_head: str = ""
     events: list[Event] = field(default_factory=list)
 
-    def record(self, events: Sequence[Event], *, actor: str, source: str, dedupe: str | None = None) -> None:
+    def record(
+        self, events: Sequence[Event], *, actor: str, source: str, dedupe: str | None = None, note: dict | None = None
+    ) -> None:
+        """Append ``events``; ``note`` is the service's own bookkeeping, kept in the metadata, outside what verify re-derives."""
         meta = {
             "actor": actor,
             "source": source,
             "engine_version": rules.ENGINE_VERSION,
             "recorded_at": self.now.isoformat(),
+            **(note or {}),
         }
         new = [
             NewEvent(e.type, e.payload(), meta, dedupe_key=dedupe if i == 0 else None) for i, e in enumerate(events)
@@ -91,9 +100,11 @@ class Batch:
         self.chain_head = recorded[-1].hash
         maybe_snapshot(self.uow, self.state, before.version, self.now)
 
-    def decide(self, command: Command, *, actor: str, source: str, dedupe: str | None = None) -> list[Event]:
+    def decide(
+        self, command: Command, *, actor: str, source: str, dedupe: str | None = None, note: dict | None = None
+    ) -> list[Event]:
         events = rules.decide(self.state, command, self.draws)
-        self.record(events, actor=actor, source=source, dedupe=dedupe)
+        self.record(events, actor=actor, source=source, dedupe=dedupe, note=note)
         return events
 
 
@@ -194,6 +205,8 @@ def create_game(
             raise GameError(f"{key}: no phase called {key.removeprefix('deadline-hours-')!r}; one of " + ", ".join(rules.PHASES))
     if "press" in service and service["press"] not in PRESS_KINDS:
         raise GameError("press takes one of: " + ", ".join(PRESS_KINDS))
+    if "missed-limit" in service and not service["missed-limit"].isdigit():
+        raise GameError("missed-limit takes a whole number (0: the moderator is never asked)")
     if "reminder-hours" in service and not service["reminder-hours"].isdigit():
         raise GameError("reminder-hours takes a whole number of hours (0: no reminders)")
     try:
@@ -459,37 +472,3 @@ def _sync_nations(uow: UnitOfWork, game_id: str) -> None:
         row = uow.players.by_id(player.id)
         if row is not None and row.nation != player.nation:
             uow.players.set_nation(player.id, player.nation)
-
-
-# -- deadlines -------------------------------------------------------------------
-
-
-def pass_deadlines(db: Engine, settings: Settings, *, now: datetime, force_game: str | None = None) -> list[str]:
-    """Apply defaults wherever a deadline has passed; returns the games that moved."""
-    stamp = now.strftime(DEADLINE_FORMAT)
-    with UnitOfWork(db) as uow:
-        candidates = [g.game_id for g in uow.games.list()] if force_game is None else [force_game]
-    moved = []
-    for game_id in candidates:
-
-        def work(uow: UnitOfWork, game_id: str = game_id) -> bool:
-            batch, game = _open(uow, game_id, now)
-            state = batch.state
-            if rules.paused(state):  # a turn nobody had to act in: go on at the next tick
-                batch.decide(PassDeadline("clock"), actor="clock", source="scheduler")
-                _after_orders(batch, _letters(uow, settings, game, now), game, settings, state)
-                return True
-            if not rules.pending(state):
-                return False
-            if force_game is None and rules.paused_by_moderator(state) is not None:
-                return False  # the moderator paused it: no deadline passes until RESUME
-            if force_game is None and (state.deadline is None or state.deadline > stamp):
-                return False
-            batch.decide(PassDeadline("moderator" if force_game else "clock"), actor="clock", source="scheduler")
-            _after_orders(batch, _letters(uow, settings, game, now), game, settings, state)
-            _sync_nations(uow, game_id)
-            return True
-
-        if retrying(db, work):
-            moved.append(game_id)
-    return moved

@@ -25,7 +25,12 @@ from sqlalchemy import Engine
 from pbem.mail.html_text import html_to_text
 from pbem.mail.inbound import InboundMail, MailRejected, parse_message
 from pbem.mail.order_text import added_lines
-from pbem.mail.tokens import MODERATOR, moderator_secret, parse_game_address, parse_reply_address
+from pbem.mail.tokens import (
+    MODERATOR,
+    moderator_secret,
+    parse_game_address,
+    parse_reply_address,
+)
 from pbem.orders.language import Actor
 from pbem.store.inbox import message_key
 from pbem.store.unit_of_work import UnitOfWork

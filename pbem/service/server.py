@@ -12,7 +12,7 @@ from sqlalchemy import Engine
 from pbem.mail.outbound import Transport, transport_from_config
 from pbem.mail.server import InboundServer
 
-from .games import pass_deadlines
+from .deadlines import pass_deadlines
 from .inbound import accept, process, process_backlog
 from .outbound import flush_outbox
 from .reminders import send_reminders

@@ -24,6 +24,8 @@ class Settings:
     deadline_hours: int = 48
     #: Hours before a deadline when each player still asked gets one reminder (0: none).
     reminder_hours: int = 12
+    #: Deadlines a player may miss before the moderator is asked to replace him (0: never asked).
+    missed_limit: int = 2
     max_message_bytes: int = 1_000_000
     #: Bounces of letters to one player before the moderator is told (each is recorded from the first).
     bounce_limit: int = 3
@@ -46,5 +48,6 @@ class Settings:
             deadline_hours=int(env.get("PBEM_DEADLINE_HOURS", cls.deadline_hours)),
             bounce_limit=int(env.get("PBEM_BOUNCE_LIMIT", cls.bounce_limit)),
             reminder_hours=int(env.get("PBEM_REMINDER_HOURS", cls.reminder_hours)),
+            missed_limit=int(env.get("PBEM_MISSED_LIMIT", cls.missed_limit)),
         )
         return replace(base, **{k: v for k, v in overrides.items() if v is not None})

@@ -21,7 +21,8 @@ from pbem.store.database import ensure_schema, make_engine
 from pbem.store.unit_of_work import UnitOfWork
 
 from .bots import WAIT, bot_orders
-from .games import NewPlayer, create_game, pass_deadlines, submit
+from .deadlines import pass_deadlines
+from .games import NewPlayer, create_game, submit
 from .projector import load_state
 from .settings import Settings
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from pbem.service.deadlines import pass_deadlines
 from pbem.service.demo import reply_to_prompt
 from pbem.service.games import GameError, NewPlayer, create_game
 from pbem.service.projector import load_state
@@ -76,3 +77,40 @@ def test_a_deadline_option_for_no_such_phase_is_refused(world):
         create_game(db, settings, "g1", PLAYERS, options={"deadline-hours-trading": "72"}, now=T0)
     with pytest.raises(GameError, match="deadline-hours-trade takes a whole number"):
         create_game(db, settings, "g1", PLAYERS, options={"deadline-hours-trade": "soon"}, now=T0)
+
+
+def test_a_missed_deadline_is_played_by_default_the_player_warned_and_the_moderator_asked_at_the_limit(world):
+    db, settings = world
+    email = {p.name: p.email for p in PLAYERS}
+    clock = [T0]
+
+    async def scenario():
+        office = PostOffice(db, settings, clock=lambda: clock[0], outbox_every=0.05, deadlines_every=3600)
+        await office.start()
+        try:
+            await asyncio.to_thread(
+                create_game, db, settings, "g1", PLAYERS, seed="s1", options={"missed-limit": "1"},
+                moderator_email="mod@example.org", now=T0,
+            )
+            await office.idle()
+            first = asked(db)
+            clock[0] = T0 + timedelta(hours=49)
+            moved = await asyncio.to_thread(pass_deadlines, db, settings, now=clock[0])
+            await office.idle()
+            return first, moved
+        finally:
+            await office.stop()
+
+    first, moved = asyncio.run(scenario())
+    assert moved == ["g1"]
+    with UnitOfWork(db) as uow:
+        state = load_state(uow, "g1")
+    assert next(p for p in state.players if p.name == first).nation == "Africa"  # the default: first free nation
+    warning = latest(settings.maildir, email[first], "missed a deadline")
+    assert "the default was applied: the first nation still free" in text_of(warning)
+    assert "That is 1 missed deadline in this game; after 1 the moderator is asked" in text_of(warning)
+    assert all(
+        "missed a deadline" not in str(m["Subject"]) for n, e in email.items() if n != first for m in letters(settings.maildir, e)
+    )
+    ask = latest(settings.maildir, "mod@example.org", "missed")
+    assert str(ask["Subject"]) == f"[g1] {first} has missed 1 deadline"

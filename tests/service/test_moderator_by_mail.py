@@ -8,8 +8,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from pbem.service.deadlines import pass_deadlines
 from pbem.service.demo import reply_to_prompt
-from pbem.service.games import NewPlayer, create_game, pass_deadlines
+from pbem.service.games import NewPlayer, create_game
 from pbem.service.projector import load_state
 from pbem.service.server import PostOffice
 from pbem.service.settings import Settings

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import email
 import json
-import re
 import mailbox
+import re
 import shutil
 import subprocess
 import sys

@@ -1,0 +1,114 @@
+"""Deadlines passing: defaults for the missing orders, and a word to whoever missed one.
+
+The clock (`pbem serve` every half minute, or `pbem tick` from cron) calls
+`pass_deadlines`. A game the moderator paused passes none. A player who
+missed a deadline is told what was played for him; when his misses reach
+the game's ``missed-limit`` (``PBEM_MISSED_LIMIT``, default 2), the
+moderator is asked to find a replacement.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Engine
+
+from pbem.rules import engine as rules
+from pbem.rules.core.commands import PassDeadline
+from pbem.store.unit_of_work import UnitOfWork
+
+from .games import (
+    DEADLINE_FORMAT,
+    Batch,
+    _after_orders,
+    _letters,
+    _open,
+    _sync_nations,
+    retrying,
+)
+from .letters import Letters
+from .settings import Settings
+
+
+def _missed_limit(game, settings: Settings) -> int:
+    return int((game.options or {}).get("missed-limit", settings.missed_limit))
+
+
+def _warn_missed(uow: UnitOfWork, batch: Batch, letters: Letters, game, settings: Settings, asked: dict) -> None:
+    """After a deadline passed: each player who missed it is told what was done for him; at the limit, the moderator.
+
+    Misses are counted from the log: the clock's ``DeadlinePassed`` events note
+    in their metadata who was still asked.
+    """
+    counts: dict[int, int] = {}
+    for recorded in uow.events.read(batch.state.game_id):
+        if recorded.type == "DeadlinePassed":
+            for pid in (recorded.metadata or {}).get("missed", []):
+                counts[pid] = counts.get(pid, 0) + 1
+    limit = _missed_limit(game, settings)
+    for prompt in asked.values():
+        player = batch.state.player(prompt.player_id)
+        label = f"{player.name} ({player.nation})" if player.nation else player.name
+        count = counts.get(player.id, 0)
+        letters.notice(
+            uow.players.by_id(player.id).email,
+            batch.state.game_id,
+            "You missed a deadline",
+            [
+                f"{label}: no orders came for this step before its deadline, so the default was applied: {prompt.default}.",
+                f"That is {count} missed deadline{'s' if count != 1 else ''} in this game"
+                + (f"; after {limit} the moderator is asked to find a replacement." if limit else "."),
+                "Going away? Tell the moderator, or reply STATUS to see what is asked of you now.",
+            ],
+            f"missed:{batch.state.version}:{player.id}",
+            reply_to=letters.reply_to(batch.state, player),
+        )
+        if limit and count == limit:
+            letters.notice(
+                game.moderator_email,
+                batch.state.game_id,
+                f"{player.name} has missed {count} deadline{'s' if count != 1 else ''}",
+                [
+                    f"{label} sent no orders before {count} deadline{'s' if count != 1 else ''}; the defaults were played.",
+                    f"If {player.name} has gone, hand the nation to someone else, or ANNOUNCE a word to the table.",
+                ],
+                f"missed-limit:{player.id}:{count}",
+                reply_to=letters.moderator_reply_to(batch.state),
+            )
+
+
+def pass_deadlines(db: Engine, settings: Settings, *, now: datetime, force_game: str | None = None) -> list[str]:
+    """Apply defaults wherever a deadline has passed; returns the games that moved."""
+    stamp = now.strftime(DEADLINE_FORMAT)
+    with UnitOfWork(db) as uow:
+        candidates = [g.game_id for g in uow.games.list()] if force_game is None else [force_game]
+    moved = []
+    for game_id in candidates:
+
+        def work(uow: UnitOfWork, game_id: str = game_id) -> bool:
+            batch, game = _open(uow, game_id, now)
+            state = batch.state
+            if rules.paused(state):  # a turn nobody had to act in: go on at the next tick
+                batch.decide(PassDeadline("clock"), actor="clock", source="scheduler")
+                _after_orders(batch, _letters(uow, settings, game, now), game, settings, state)
+                return True
+            if not rules.pending(state):
+                return False
+            if force_game is None and rules.paused_by_moderator(state) is not None:
+                return False  # the moderator paused it: no deadline passes until RESUME
+            if force_game is None and (state.deadline is None or state.deadline > stamp):
+                return False
+            missed = [] if force_game else sorted({p.player_id for p in rules.pending(state).values()})
+            batch.decide(
+                PassDeadline("moderator" if force_game else "clock"), actor="clock", source="scheduler", note={"missed": missed}
+            )
+            letters = _letters(uow, settings, game, now)
+            if missed:
+                _warn_missed(uow, batch, letters, game, settings, rules.pending(state))
+            _after_orders(batch, letters, game, settings, state)
+            _sync_nations(uow, game_id)
+            return True
+
+        if retrying(db, work):
+            moved.append(game_id)
+    return moved
