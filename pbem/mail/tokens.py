@@ -57,8 +57,12 @@ def _check_local(local: str) -> None:
         raise ValueError(f"invalid local part {local!r}")
 
 
-def reply_token(key: bytes | str, game_id: str, player_id: int) -> str:
-    """The 16 lower-case hex digits that authenticate `player_id` in `game_id`."""
+def reply_token(key: bytes | str, game_id: str, player_id: int, generation: int = 0) -> str:
+    """The 16 lower-case hex digits that authenticate `player_id` in `game_id`.
+
+    ``generation`` counts the times the seat was handed to someone else
+    (REPLACE): each hand-over mints new tokens and the old ones stop working.
+    """
     _check_game_id(game_id)
     if isinstance(player_id, bool) or not isinstance(player_id, int) or player_id < 0:
         raise ValueError(f"player id must be a non-negative int, got {player_id!r}")
@@ -66,14 +70,15 @@ def reply_token(key: bytes | str, game_id: str, player_id: int) -> str:
         key = key.encode("utf-8")
     if not key:
         raise ValueError("the game key must not be empty")
-    digest = hmac.new(key, f"{game_id}:{player_id}".encode("utf-8"), hashlib.sha256).hexdigest()
+    seat = f"{game_id}:{player_id}" if not generation else f"{game_id}:{player_id}:{generation}"
+    digest = hmac.new(key, seat.encode("utf-8"), hashlib.sha256).hexdigest()
     return digest[:TOKEN_LENGTH]
 
 
-def reply_address(key: bytes, game_id: str, player_id: int, domain: str, local: str = "pbem") -> str:
+def reply_address(key: bytes, game_id: str, player_id: int, domain: str, local: str = "pbem", generation: int = 0) -> str:
     """`pbem+<game_id>.<player_id>.<token>@domain`."""
     _check_local(local)
-    token = reply_token(key, game_id, player_id)
+    token = reply_token(key, game_id, player_id, generation)
     return f"{local}+{game_id}.{player_id}.{token}@{domain.lower()}"
 
 
@@ -105,6 +110,7 @@ def parse_reply_address(
     address: str,
     key_for_game: Callable[[str], bytes | None],
     local: str = "pbem",
+    generation_for: Callable[[str, int], int] | None = None,
 ) -> tuple[str, int] | None:
     """(game_id, player_id) if `address` is a genuine reply address, else None.
 
@@ -125,7 +131,8 @@ def parse_reply_address(
     key = key_for_game(game_id)
     if not key:
         return None
-    expected = reply_token(key, game_id, player_id)
+    generation = generation_for(game_id, player_id) if generation_for else 0
+    expected = reply_token(key, game_id, player_id, generation)
     if not hmac.compare_digest(expected.encode("ascii"), given.encode("ascii")):
         return None
     return game_id, player_id

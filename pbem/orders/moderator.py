@@ -6,12 +6,13 @@ every player's report tells, so nobody wonders why a deadline moved.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 
-from pbem.rules.core.commands import Moderate, PassDeadline
+from pbem.rules.core.commands import Moderate, PassDeadline, ReplacePlayer
 from pbem.rules.core.state import GameState
 
-from .grammar import Actor, LineError, Parser
+from .grammar import Actor, LineError, Parser, name
 
 #: How deadlines are written in the log (the service's scheduler writes them so).
 DEADLINE_FORMAT = "%Y-%m-%d %H:%M UTC"
@@ -63,12 +64,26 @@ def _announce(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Mo
     return Moderate("announce", _reason(rest, "ANNOUNCE"))
 
 
+_REPLACE = re.compile(r"^(?P<seat>.+?)\s+WITH\s+(?P<name>[^\s@]+)\s+<?(?P<email>[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+)>?\s*(?P<reason>.*)$", re.I)
+
+
+def _replace(state: GameState, actor: Actor, rest: str, notes: list[str]) -> ReplacePlayer:
+    _moderator_only(actor, "replace a player")
+    match = _REPLACE.match(rest.strip())
+    if not match:
+        raise LineError("write REPLACE <nation or player> WITH <name> <email> <reason>")
+    seats = {p.nation: p.id for p in state.players if p.nation} | {p.name: p.id for p in state.players}
+    player_id = seats[name(match["seat"], seats, "nation or player")]
+    return ReplacePlayer(player_id, match["name"], _reason(match["reason"], "REPLACE ... WITH <name> <email>"), match["email"].lower())
+
+
 VERBS: dict[str, tuple[Parser, str]] = {
     "DEADLINE": (_deadline, "DEADLINE  (moderator: apply defaults for missing orders now)"),
     "PAUSE": (_pause, "PAUSE <reason>  (moderator: no deadline passes until RESUME)"),
     "RESUME": (_resume, "RESUME [reason]  (moderator: a fresh deadline starts)"),
     "EXTEND": (_extend, "EXTEND <hours> <reason>  (moderator: move the deadline)"),
     "ANNOUNCE": (_announce, "ANNOUNCE <text>  (moderator: told to every player)"),
+    "REPLACE": (_replace, "REPLACE <nation> WITH <name> <email> <reason>  (moderator: hand a seat to someone new)"),
 }
 
 
@@ -78,4 +93,8 @@ def _canonical(c: Moderate) -> str:
     return f"{c.action.upper()} {c.reason}"
 
 
-CANONICAL = {PassDeadline: lambda c: "DEADLINE", Moderate: _canonical}
+CANONICAL = {
+    PassDeadline: lambda c: "DEADLINE",
+    Moderate: _canonical,
+    ReplacePlayer: lambda c: f"REPLACE player {c.player_id} WITH {c.name} {c.email} {c.reason}",
+}

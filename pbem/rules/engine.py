@@ -16,7 +16,16 @@ from dataclasses import replace
 from typing import Any
 
 from pbem.rules import turn
-from pbem.rules.core.commands import Command, Moderate, NoteBounce, PassDeadline, SendPress, SetDeadline, SetTimezone
+from pbem.rules.core.commands import (
+    Command,
+    Moderate,
+    NoteBounce,
+    PassDeadline,
+    ReplacePlayer,
+    SendPress,
+    SetDeadline,
+    SetTimezone,
+)
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.core.phase import Apply, Decide, Narrate, PhaseRules, unplayable
@@ -88,6 +97,19 @@ def _apply_timezone(state: GameState, data: dict[str, Any]) -> GameState:
     return replace(state, filed=state.filed.set(f"timezone:{data['player']}", (data["zone"],)))
 
 
+def _apply_replaced(state: GameState, data: dict[str, Any]) -> GameState:
+    pid = data["player"]
+    players = tuple(replace(p, name=data["name"]) if p.id == pid else p for p in state.players)
+    filed = state.filed.set(f"seat:{pid}", (seat_generation(state, pid) + 1,)).without(f"timezone:{pid}")
+    return replace(state, players=players, filed=filed)
+
+
+def seat_generation(state: GameState, player_id: int) -> int:
+    """How many times a player's seat was handed over (REPLACE): his reply tokens are minted for it."""
+    held = state.filed.get(f"seat:{player_id}")
+    return held[0] if held else 0
+
+
 def timezone_of(state: GameState, player_id: int) -> str:
     """The time zone a player set (TIMEZONE), else UTC."""
     held = state.filed.get(f"timezone:{player_id}")
@@ -129,7 +151,7 @@ def _table(entries: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 _APPLY: dict[str, Apply] = _table(
-    [("DeadlineSet", _apply_deadline_set), ("DeadlinePassed", _apply_deadline_passed), ("MailBounced", _apply_mail_bounced), ("Moderated", _apply_moderated), ("PressSent", _apply_mail_bounced), ("TimezoneSet", _apply_timezone)]
+    [("DeadlineSet", _apply_deadline_set), ("DeadlinePassed", _apply_deadline_passed), ("MailBounced", _apply_mail_bounced), ("Moderated", _apply_moderated), ("PressSent", _apply_mail_bounced), ("TimezoneSet", _apply_timezone), ("PlayerReplaced", _apply_replaced)]
     + [item for rules in _ALL for item in rules.apply.items()]
 )
 _INPUTS: dict[str, Any] = _table(
@@ -140,6 +162,7 @@ _INPUTS: dict[str, Any] = _table(
         ("MailBounced", lambda s, d: NoteBounce(d["player"], d.get("status", ""), d.get("reason", ""))),
         ("Moderated", lambda s, d: Moderate(d["action"], d["reason"], d.get("due", ""), d.get("hours", 0))),
         ("TimezoneSet", lambda s, d: SetTimezone(d["player"], d["zone"])),
+        ("PlayerReplaced", lambda s, d: ReplacePlayer(d["player"], d["name"], d["reason"])),
         ("PressSent", lambda s, d: SendPress(d["player"], tuple(d["to"]), d["text"], d.get("anonymous", False))),
     ]
     + [item for rules in _ALL for item in rules.inputs.items()]
@@ -258,6 +281,10 @@ def decide(state: GameState, command: Command, draws: Draws) -> list[Event]:
         if command.action == "extend":
             data.update(due=command.due, hours=command.hours)
         events = [Event("Moderated", data)]
+    elif isinstance(command, ReplacePlayer):
+        if all(p.id != command.player_id for p in state.players):
+            raise Rejection(f"there is no player {command.player_id} in this game")
+        events = [Event("PlayerReplaced", {"player": command.player_id, "name": command.name, "reason": command.reason})]
     elif isinstance(command, SetTimezone):
         if all(p.id != command.player_id for p in state.players):
             raise Rejection(f"there is no player {command.player_id} in this game")
@@ -314,6 +341,10 @@ def describe_event(state: GameState, event: Event, viewer: str = "auditor") -> s
         return f"The deadline passed ({d.get('by', 'clock')}); defaults were applied to missing orders."
     if event.type == "DeadlineSet":
         return None if viewer.startswith("player:") else f"Orders are due by {d['due']}."
+    if event.type == "PlayerReplaced":
+        old = state.player(d["player"])
+        seat = old.nation or old.name
+        return f"The moderator handed {seat} from {old.name} to {d['name']}: {d['reason']}."
     if event.type == "TimezoneSet":
         return None  # a player's own setting: nobody's business
     if event.type == "PressSent":

@@ -25,6 +25,7 @@ from pbem.orders.language import Actor, Orders, parse_orders
 from pbem.rules import engine as rules
 from pbem.rules.core.commands import (
     Command,
+    ReplacePlayer,
     SendPress,
     SetDeadline,
     SetTimezone,
@@ -382,6 +383,7 @@ def take_orders(
     if any(e.data["action"] == "resume" for e in moderated):  # a fresh deadline: the pause may have eaten the old one
         due = (now + timedelta(hours=_deadline_hours(game, settings, batch.state.phase))).strftime(DEADLINE_FORMAT)
         batch.decide(SetDeadline(due), actor="clock", source="scheduler")
+    _hand_over(uow, batch, letters, before, orders)
     for i, event in enumerate(e for e in batch.events if e.type == "PressSent"):
         letters.press(batch.state, event, f"press:{batch.state.game_id}:{batch.state.version}:{i}")
     for i, event in enumerate(moderated):
@@ -413,6 +415,20 @@ def take_orders(
     if batch.events:
         _announce(batch, letters, before)
     return receipt
+
+
+def _hand_over(uow: UnitOfWork, batch: Batch, letters: Letters, before: GameState, orders: Orders) -> None:
+    """A seat handed to someone new (REPLACE): his address and SECRET on record, his start letter, the table told."""
+    asked = {line.command.player_id: line.command for line in orders.lines if isinstance(line.command, ReplacePlayer)}
+    for i, event in enumerate(e for e in batch.events if e.type == "PlayerReplaced"):
+        command = asked.get(event.data["player"])
+        if command is None or not command.email:
+            continue
+        secret = secrets_module.token_urlsafe(6)
+        uow.players.hand_over(command.player_id, command.name, command.email, secret)
+        letters.start(batch.state, batch.chain_head, {command.player_id: secret})
+        text = rules.describe_event(before, event, "observer") or ""
+        letters.announce(batch.state, text, f"replaced:{batch.state.game_id}:{batch.state.version}:{i}")
 
 
 def _known_zone(zone: str) -> bool:

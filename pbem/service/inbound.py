@@ -32,12 +32,14 @@ from pbem.mail.tokens import (
     parse_reply_address,
 )
 from pbem.orders.language import Actor
+from pbem.rules.engine import seat_generation
 from pbem.store.inbox import message_key
 from pbem.store.unit_of_work import UnitOfWork
 
 from .bounces import record_bounce
 from .games import GameError, _letters, _sync_nations, retrying, take_orders
 from .letters import Letters
+from .projector import load_state
 from .settings import Settings
 
 _SUBJECT_GAME = re.compile(r"\[([a-z0-9][a-z0-9-]*)\]", re.IGNORECASE)
@@ -99,9 +101,12 @@ def _game_of(mail: InboundMail, envelope_to: list[str], uow: UnitOfWork, setting
         game = uow.games.get(game_id)
         return bytes.fromhex(game.reply_secret) if game else None
 
+    def generation_for(game_id: str, player_id: int) -> int:
+        return seat_generation(load_state(uow, game_id), player_id) if player_id else 0
+
     forged = False
     for address in [*envelope_to, *mail.to_addrs]:
-        found = parse_reply_address(address, key_for, settings.local_part)
+        found = parse_reply_address(address, key_for, settings.local_part, generation_for)
         if found:
             return found[0], found[1], False
         game_id = parse_game_address(address, settings.local_part)

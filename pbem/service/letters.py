@@ -18,7 +18,14 @@ from pbem.mail.tokens import MODERATOR, reply_address
 from pbem.rules.core.events import Event
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.state import GameState, Player
-from pbem.rules.engine import apply, describe_event, pending, press_readers, timezone_of
+from pbem.rules.engine import (
+    apply,
+    describe_event,
+    pending,
+    press_readers,
+    seat_generation,
+    timezone_of,
+)
 from pbem.rules.turn import phase_title
 from pbem.rules.view import variants_in_force
 
@@ -213,7 +220,10 @@ class Letters:
                         reply_to=self.reply_to(state, player))
 
     def reply_to(self, state: GameState, player: Player) -> str:
-        return reply_address(self.reply_key, state.game_id, player.id, self.settings.domain, self.settings.local_part)
+        return reply_address(
+            self.reply_key, state.game_id, player.id, self.settings.domain, self.settings.local_part,
+            seat_generation(state, player.id),
+        )
 
     def _email(self, state: GameState, player: Player) -> str:
         row = self.uow.players.by_id(player.id) if hasattr(self.uow.players, "by_id") else None
@@ -236,7 +246,8 @@ class Letters:
         }
 
     def start(self, state: GameState, chain_head: str, secrets: dict[int, str]) -> None:
-        for player in state.players:
+        """The first letter of the game to each player in ``secrets`` (all, or a replacement alone)."""
+        for player in (p for p in state.players if p.id in secrets):
             self._post(
                 "start",
                 state,

@@ -186,6 +186,10 @@ class Players:
     def set_nation(self, player_id: int, nation: str | None) -> None:
         self._update(player_id, nation=nation)
 
+    def hand_over(self, player_id: int, name: str, email: str, secret: str) -> None:
+        """A replacement takes the seat: new name, address of record and SECRET (the old one stops working)."""
+        self._update(player_id, name=name, email=normalize_email(email), secret_hash=hash_secret(secret))
+
     def set_secret(self, player_id: int, secret: str | None) -> None:
         self._update(
             player_id, secret_hash=None if secret is None else hash_secret(secret)

@@ -101,3 +101,52 @@ def test_the_moderator_runs_the_clock_by_mail_and_every_player_is_told_why(world
     assert "STATUS: Setup, " in ack
     state = state_of(db)
     assert state.filed.get("paused") is None and state.deadline == "2026-12-01 06:00 UTC"
+
+
+def test_replace_hands_the_seat_to_a_new_player_and_the_old_reply_address_stops_working(world):
+    db, settings = world
+
+    async def scenario():
+        office = PostOffice(db, settings, clock=lambda: T0, outbox_every=0.05, deadlines_every=3600)
+        await office.start()
+        try:
+            await asyncio.to_thread(
+                create_game, db, settings, "g1", PLAYERS, seed="s1", moderator_email=MODERATOR, now=T0
+            )
+            await office.idle()
+            with UnitOfWork(db) as uow:
+                state = load_state(uow, "g1")
+            (prompt,) = __import__("pbem.rules.engine", fromlist=["pending"]).pending(state).values()
+            leaving = state.player(prompt.player_id)
+            old = next(p.email for p in PLAYERS if p.name == leaving.name)
+            old_prompt = latest(settings.maildir, old, "your orders")
+            welcome = latest(settings.maildir, MODERATOR, "You moderate")
+            order = f"REPLACE {leaving.name} WITH Dora dora@example.com {leaving.name} has moved abroad"
+            send(office.port, reply_to_prompt(welcome, MODERATOR, order), MODERATOR, [str(welcome["Reply-To"])])
+            await office.idle()
+            # the old player's reply address no longer works, even from the new player's address
+            forged = reply_to_prompt(old_prompt, "dora@example.com", "NATION Crete")
+            send(office.port, forged, "dora@example.com", [str(old_prompt["Reply-To"])])
+            await office.idle()
+            assert state_of(db).player(prompt.player_id).nation is None
+            # the new player answers from her own start letter
+            start = latest(settings.maildir, "dora@example.com", "new game")
+            send(office.port, reply_to_prompt(start, "dora@example.com", "NATION Crete\nPLACE Knossos"),
+                 "dora@example.com", [str(start["Reply-To"])])
+            await office.idle()
+            return leaving, old, old_prompt, start
+        finally:
+            await office.stop()
+
+    leaving, old, old_prompt, start = asyncio.run(scenario())
+    state = state_of(db)
+    dora = state.player(leaving.id)
+    assert dora.name == "Dora" and dora.nation == "Crete"
+    assert str(start["Reply-To"]) != str(old_prompt["Reply-To"])
+    assert "SECRET " in text_of(start)
+    for p in PLAYERS:
+        if p.email != old:
+            assert any(f"from {leaving.name} to Dora: {leaving.name} has moved abroad" in t for t in told(settings, p.email))
+    assert any("could not tell who sent them" in s for s in subjects(settings.maildir, "dora@example.com"))
+    with UnitOfWork(db) as uow:
+        assert uow.players.by_id(leaving.id).email == "dora@example.com"

@@ -73,5 +73,19 @@ class SetTimezone:
     zone: str
 
 
+@dataclass(frozen=True)
+class ReplacePlayer:
+    """The moderator hands a player's seat (his nation, all it holds) to someone new.
+
+    ``email`` is for the service (the new address of record); the log keeps
+    only the name and the reason.
+    """
+
+    player_id: int
+    name: str
+    reason: str
+    email: str = ""
+
+
 #: Any command: a phase's own, or the clock's above.
 Command: TypeAlias = object
