@@ -8,6 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from pbem.rules.engine import pending
 from pbem.service.deadlines import pass_deadlines
 from pbem.service.demo import reply_to_prompt
 from pbem.service.games import GameError, NewPlayer, create_game
@@ -35,7 +36,7 @@ def world(db_url, tmp_path):
 def asked(db) -> str:
     with UnitOfWork(db) as uow:
         state = load_state(uow, "g1")
-    (prompt,) = __import__("pbem.rules.engine", fromlist=["pending"]).pending(state).values()
+    (prompt,) = pending(state).values()
     return state.player(prompt.player_id).name
 
 

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from pbem.rules.engine import pending
 from pbem.service.deadlines import pass_deadlines
 from pbem.service.demo import reply_to_prompt
 from pbem.service.games import NewPlayer, create_game
@@ -116,7 +117,7 @@ def test_replace_hands_the_seat_to_a_new_player_and_the_old_reply_address_stops_
             await office.idle()
             with UnitOfWork(db) as uow:
                 state = load_state(uow, "g1")
-            (prompt,) = __import__("pbem.rules.engine", fromlist=["pending"]).pending(state).values()
+            (prompt,) = pending(state).values()
             leaving = state.player(prompt.player_id)
             old = next(p.email for p in PLAYERS if p.name == leaving.name)
             old_prompt = latest(settings.maildir, old, "your orders")

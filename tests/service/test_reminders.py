@@ -8,6 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from pbem.rules.engine import pending
 from pbem.service.demo import reply_to_prompt
 from pbem.service.games import NewPlayer, create_game
 from pbem.service.projector import load_state
@@ -39,7 +40,7 @@ def reminders(settings, address: str) -> list[str]:
 def asked(db) -> str:
     with UnitOfWork(db) as uow:
         state = load_state(uow, "g1")
-    (prompt,) = __import__("pbem.rules.engine", fromlist=["pending"]).pending(state).values()
+    (prompt,) = pending(state).values()
     return state.player(prompt.player_id).name
 
 
