@@ -1,10 +1,11 @@
-"""A player's own settings, given like orders: TIMEZONE."""
+"""A player's own settings, given like orders: TIMEZONE, ABSENT."""
 
 from __future__ import annotations
 
 import re
+from datetime import date
 
-from pbem.rules.core.commands import SetTimezone
+from pbem.rules.core.commands import NoteAbsence, SetTimezone
 from pbem.rules.core.state import GameState
 
 from .grammar import Actor, LineError, Parser, player_of
@@ -20,7 +21,28 @@ def _timezone(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Se
     return SetTimezone(player_of(actor), "UTC" if zone.upper() in ("UTC", "GMT") else zone)
 
 
+#: The longest absence one order announces.
+MAX_ABSENCE_DAYS = 62
+
+
+def _absent(state: GameState, actor: Actor, rest: str, notes: list[str]) -> NoteAbsence:
+    words = rest.split(None, 2)
+    if [w.upper() for w in words[:1]] == ["NONE"]:
+        return NoteAbsence(player_of(actor), "", "")
+    try:
+        start, end = date.fromisoformat(words[0]), date.fromisoformat(words[1])
+    except (IndexError, ValueError):
+        raise LineError("write ABSENT <first day> <last day> [reason], days as 2026-12-24 (ABSENT NONE when back)") from None
+    if end < start or (end - start).days > MAX_ABSENCE_DAYS:
+        raise LineError(f"the last day comes on or after the first, at most {MAX_ABSENCE_DAYS} days later")
+    return NoteAbsence(player_of(actor), start.isoformat(), end.isoformat(), " ".join(words[2:])[:200])
+
+
 VERBS: dict[str, tuple[Parser, str]] = {
+    "ABSENT": (_absent, "ABSENT <first day> <last day> [reason]  (you will be away; ABSENT NONE when back)"),
     "TIMEZONE": (_timezone, "TIMEZONE <zone>  (deadlines in your letters in your own time, e.g. Europe/Berlin)"),
 }
-CANONICAL = {SetTimezone: lambda c: f"TIMEZONE {c.zone}"}
+CANONICAL = {
+    SetTimezone: lambda c: f"TIMEZONE {c.zone}",
+    NoteAbsence: lambda c: f"ABSENT {c.start} {c.end} {c.reason}".strip() if c.start else "ABSENT NONE",
+}

@@ -19,6 +19,7 @@ from pbem.rules import turn
 from pbem.rules.core.commands import (
     Command,
     Moderate,
+    NoteAbsence,
     NoteBounce,
     PassDeadline,
     ReplacePlayer,
@@ -104,6 +105,18 @@ def _apply_replaced(state: GameState, data: dict[str, Any]) -> GameState:
     return replace(state, players=players, filed=filed)
 
 
+def _apply_absence(state: GameState, data: dict[str, Any]) -> GameState:
+    key = f"absent:{data['player']}"
+    if not data["from"]:
+        return replace(state, filed=state.filed.without(key))
+    return replace(state, filed=state.filed.set(key, (data["from"], data["to"], data.get("reason", ""))))
+
+
+def absences(state: GameState) -> dict[int, tuple[str, str, str]]:
+    """Each player's announced absence: (first day, last day, reason)."""
+    return {p.id: state.filed[f"absent:{p.id}"] for p in state.players if f"absent:{p.id}" in state.filed}
+
+
 def seat_generation(state: GameState, player_id: int) -> int:
     """How many times a player's seat was handed over (REPLACE): his reply tokens are minted for it."""
     held = state.filed.get(f"seat:{player_id}")
@@ -151,7 +164,7 @@ def _table(entries: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 _APPLY: dict[str, Apply] = _table(
-    [("DeadlineSet", _apply_deadline_set), ("DeadlinePassed", _apply_deadline_passed), ("MailBounced", _apply_mail_bounced), ("Moderated", _apply_moderated), ("PressSent", _apply_mail_bounced), ("TimezoneSet", _apply_timezone), ("PlayerReplaced", _apply_replaced)]
+    [("DeadlineSet", _apply_deadline_set), ("DeadlinePassed", _apply_deadline_passed), ("MailBounced", _apply_mail_bounced), ("Moderated", _apply_moderated), ("PressSent", _apply_mail_bounced), ("TimezoneSet", _apply_timezone), ("PlayerReplaced", _apply_replaced), ("AbsenceNoted", _apply_absence)]
     + [item for rules in _ALL for item in rules.apply.items()]
 )
 _INPUTS: dict[str, Any] = _table(
@@ -163,6 +176,7 @@ _INPUTS: dict[str, Any] = _table(
         ("Moderated", lambda s, d: Moderate(d["action"], d["reason"], d.get("due", ""), d.get("hours", 0))),
         ("TimezoneSet", lambda s, d: SetTimezone(d["player"], d["zone"])),
         ("PlayerReplaced", lambda s, d: ReplacePlayer(d["player"], d["name"], d["reason"])),
+        ("AbsenceNoted", lambda s, d: NoteAbsence(d["player"], d["from"], d["to"], d.get("reason", ""))),
         ("PressSent", lambda s, d: SendPress(d["player"], tuple(d["to"]), d["text"], d.get("anonymous", False))),
     ]
     + [item for rules in _ALL for item in rules.inputs.items()]
@@ -281,6 +295,11 @@ def decide(state: GameState, command: Command, draws: Draws) -> list[Event]:
         if command.action == "extend":
             data.update(due=command.due, hours=command.hours)
         events = [Event("Moderated", data)]
+    elif isinstance(command, NoteAbsence):
+        if all(p.id != command.player_id for p in state.players):
+            raise Rejection(f"there is no player {command.player_id} in this game")
+        data = {"player": command.player_id, "from": command.start, "to": command.end, "reason": command.reason}
+        events = [Event("AbsenceNoted", data)]
     elif isinstance(command, ReplacePlayer):
         if all(p.id != command.player_id for p in state.players):
             raise Rejection(f"there is no player {command.player_id} in this game")
@@ -341,6 +360,12 @@ def describe_event(state: GameState, event: Event, viewer: str = "auditor") -> s
         return f"The deadline passed ({d.get('by', 'clock')}); defaults were applied to missing orders."
     if event.type == "DeadlineSet":
         return None if viewer.startswith("player:") else f"Orders are due by {d['due']}."
+    if event.type == "AbsenceNoted":
+        who = state.player(d["player"])
+        label = f"{who.name} ({who.nation})" if who.nation else who.name
+        if not d["from"]:
+            return f"{label} is no longer away."
+        return f"{label} will be away from {d['from']} to {d['to']}" + (f": {d['reason']}." if d.get("reason") else ".")
     if event.type == "PlayerReplaced":
         old = state.player(d["player"])
         seat = old.nation or old.name

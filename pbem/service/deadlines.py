@@ -9,12 +9,12 @@ moderator is asked to find a replacement.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy import Engine
 
 from pbem.rules import engine as rules
-from pbem.rules.core.commands import PassDeadline
+from pbem.rules.core.commands import Moderate, PassDeadline
 from pbem.store.unit_of_work import UnitOfWork
 
 from .games import (
@@ -77,6 +77,48 @@ def _warn_missed(uow: UnitOfWork, batch: Batch, letters: Letters, game, settings
             )
 
 
+#: Days of deadline extension one player's absences may take in a game, unless the game sets ``absence-days``.
+ABSENCE_DAYS = 14
+
+
+def _extend_for_absence(uow: UnitOfWork, batch: Batch, game, settings: Settings, now: datetime) -> bool:
+    """A deadline falls while a player still asked is away: under the game's ``absence=extend`` (the
+    default) it moves to the day after he is back, within his allowance of ``absence-days``; the table is told.
+    """
+    options = game.options or {}
+    if options.get("absence", "extend") != "extend":
+        return False
+    state = batch.state
+    due = datetime.strptime(state.deadline, DEADLINE_FORMAT)
+    away = rules.absences(state)
+    used: dict[int, int] = {}
+    for recorded in uow.events.read(state.game_id):
+        note = (recorded.metadata or {}).get("absence")
+        if note:
+            used[note["player"]] = used.get(note["player"], 0) + note["hours"]
+    allowance = int(options.get("absence-days", ABSENCE_DAYS)) * 24
+    for prompt in rules.pending(state).values():
+        absence = away.get(prompt.player_id)
+        if not absence or not absence[0] <= due.date().isoformat() <= absence[1]:
+            continue
+        back = datetime.fromisoformat(absence[1]) + timedelta(days=1, hours=due.hour, minutes=due.minute)
+        hours = min(-(-int((back - due).total_seconds()) // 3600), allowance - used.get(prompt.player_id, 0))
+        if hours <= 0:
+            continue
+        player = state.player(prompt.player_id)
+        new_due = (due + timedelta(hours=hours)).strftime(DEADLINE_FORMAT)
+        reason = f"{player.name} is away until {absence[1]}"
+        batch.decide(
+            Moderate("extend", reason, due=new_due, hours=hours), actor="clock", source="scheduler",
+            note={"absence": {"player": player.id, "hours": hours}},
+        )
+        letters = _letters(uow, settings, game, now)
+        text = f"The deadline was extended by {hours} hours, to {new_due}: {reason}."
+        letters.announce(batch.state, text, f"absence:{state.game_id}:{batch.state.version}")
+        return True
+    return False
+
+
 def pass_deadlines(db: Engine, settings: Settings, *, now: datetime, force_game: str | None = None) -> list[str]:
     """Apply defaults wherever a deadline has passed; returns the games that moved."""
     stamp = now.strftime(DEADLINE_FORMAT)
@@ -98,6 +140,8 @@ def pass_deadlines(db: Engine, settings: Settings, *, now: datetime, force_game:
                 return False  # the moderator paused it: no deadline passes until RESUME
             if force_game is None and (state.deadline is None or state.deadline > stamp):
                 return False
+            if force_game is None and _extend_for_absence(uow, batch, game, settings, now):
+                return True
             missed = [] if force_game else sorted({p.player_id for p in rules.pending(state).values()})
             batch.decide(
                 PassDeadline("moderator" if force_game else "clock"), actor="clock", source="scheduler", note={"missed": missed}

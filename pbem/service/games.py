@@ -45,7 +45,7 @@ from .settings import Settings
 
 GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 #: Options the service itself reads; every other option belongs to the rules.
-SERVICE_OPTIONS = {"deadline-hours", "reminder-hours", "press", "missed-limit"}
+SERVICE_OPTIONS = {"deadline-hours", "reminder-hours", "press", "missed-limit", "absence", "absence-days"}
 #: What press a game allows: signed, anonymous ("grey"), or none.
 PRESS_KINDS = ("on", "grey", "off")
 DEADLINE_FORMAT = "%Y-%m-%d %H:%M UTC"
@@ -206,6 +206,10 @@ def create_game(
             raise GameError(f"{key}: no phase called {key.removeprefix('deadline-hours-')!r}; one of " + ", ".join(rules.PHASES))
     if "press" in service and service["press"] not in PRESS_KINDS:
         raise GameError("press takes one of: " + ", ".join(PRESS_KINDS))
+    if "absence" in service and service["absence"] not in ("extend", "defaults"):
+        raise GameError("absence takes extend (deadlines wait for an absent player) or defaults")
+    if "absence-days" in service and not service["absence-days"].isdigit():
+        raise GameError("absence-days takes a whole number of days")
     if "missed-limit" in service and not service["missed-limit"].isdigit():
         raise GameError("missed-limit takes a whole number (0: the moderator is never asked)")
     if "reminder-hours" in service and not service["reminder-hours"].isdigit():
@@ -384,6 +388,8 @@ def take_orders(
         due = (now + timedelta(hours=_deadline_hours(game, settings, batch.state.phase))).strftime(DEADLINE_FORMAT)
         batch.decide(SetDeadline(due), actor="clock", source="scheduler")
     _hand_over(uow, batch, letters, before, orders)
+    for i, event in enumerate(e for e in batch.events if e.type == "AbsenceNoted"):
+        letters.announce(batch.state, rules.describe_event(batch.state, event, "observer") or "", f"absence:{batch.state.version}:{i}")
     for i, event in enumerate(e for e in batch.events if e.type == "PressSent"):
         letters.press(batch.state, event, f"press:{batch.state.game_id}:{batch.state.version}:{i}")
     for i, event in enumerate(moderated):

@@ -37,6 +37,9 @@ def _status(state: GameState) -> str:
         who = state.player(prompt.player_id)
         label = f"{who.name} ({who.nation})" if who.nation else who.name
         lines.append(f"Still asked: {label}: {prompt.question}")
+    for player_id, (first, last, reason) in rules.absences(state).items():
+        who = state.player(player_id)
+        lines.append(f"Away: {who.name} from {first} to {last}" + (f" ({reason})" if reason else ""))
     return "\n".join(lines)
 
 

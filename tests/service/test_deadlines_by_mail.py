@@ -115,3 +115,47 @@ def test_a_missed_deadline_is_played_by_default_the_player_warned_and_the_modera
     )
     ask = latest(settings.maildir, "mod@example.org", "missed")
     assert str(ask["Subject"]) == f"[g1] {first} has missed 1 deadline"
+
+
+@pytest.mark.parametrize("policy", ["extend", "defaults"])
+def test_an_absence_announced_by_mail_holds_the_deadline_or_not_as_the_game_says(world, policy):
+    db, settings = world
+    email = {p.name: p.email for p in PLAYERS}
+
+    clock = [T0]
+
+    async def scenario():
+        office = PostOffice(db, settings, clock=lambda: clock[0], outbox_every=0.05, deadlines_every=3600)
+        await office.start()
+        try:
+            await asyncio.to_thread(
+                create_game, db, settings, "g1", PLAYERS, seed="s1", options={"absence": policy, "absence-days": "3"},
+                now=T0,
+            )
+            await office.idle()
+            first = asked(db)
+            prompt = latest(settings.maildir, email[first], "your orders")
+            send(office.port, reply_to_prompt(prompt, email[first], "ABSENT 2026-11-26 2026-11-30 family visit\nSTATUS"),
+                 email[first], [str(prompt["Reply-To"])])
+            await office.idle()
+            clock[0] = T0 + timedelta(hours=49)
+            await asyncio.to_thread(pass_deadlines, db, settings, now=clock[0])
+            await office.idle()
+            return first
+        finally:
+            await office.stop()
+
+    first = asyncio.run(scenario())
+    with UnitOfWork(db) as uow:
+        state = load_state(uow, "g1")
+    ack = text_of(latest(settings.maildir, email[first], "Orders received"))
+    assert f"Away: {first} from 2026-11-26 to 2026-11-30 (family visit)" in ack
+    others = [e for n, e in email.items() if n != first]
+    told = [text_of(m) for e in others for m in letters(settings.maildir, e) if "From the moderator" in str(m["Subject"])]
+    assert any(f"{first} will be away from 2026-11-26 to 2026-11-30: family visit." in t for t in told)
+    me = next(p for p in state.players if p.name == first)
+    if policy == "extend":
+        assert me.nation is None and state.deadline == "2026-11-30 08:00 UTC"  # three days' allowance, not four
+        assert any(f"extended by 72 hours, to 2026-11-30 08:00 UTC: {first} is away until 2026-11-30" in t for t in told)
+    else:
+        assert me.nation == "Africa"  # the default was played at the deadline

@@ -87,5 +87,15 @@ class ReplacePlayer:
     email: str = ""
 
 
+@dataclass(frozen=True)
+class NoteAbsence:
+    """A player announces he will be away (dates as YYYY-MM-DD, both days included); empty dates: back after all."""
+
+    player_id: int
+    start: str
+    end: str
+    reason: str = ""
+
+
 #: Any command: a phase's own, or the clock's above.
 Command: TypeAlias = object
