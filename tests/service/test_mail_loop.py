@@ -471,3 +471,54 @@ def test_status_orders_hand_board_and_history_are_answered_from_the_senders_view
     assert "HISTORY (the last 3):" in body
     others = [p.nation for p in state.players if p.nation != me.nation]
     assert all(f"HAND of {n}" not in body for n in others)  # a player's own hand only
+
+
+def _hostile_flood(domain: str) -> list[bytes]:
+    """What once held the server for minutes: a 300 kB folded header, a 64 kB To, 650 kB of HELP, MIME 1,000 deep."""
+    folded = b"X-Junk: " + b"\r\n ".join(b"x" * 70 for _ in range(4_300))
+    wide_to = b"To: " + b", ".join(b"someone%d@example.com" % i for i in range(3_000))
+    flood = b"\r\n".join([b"HELP", b"HELP AREA Crete", b"NATON Crete"] * 20_000)
+    return [
+        b"From: eve@example.com\r\n" + folded + b"\r\nTo: pbem+g1@" + domain + b"\r\nMessage-ID: <fold@x>\r\n\r\nHELP\r\n",
+        b"From: eve@example.com\r\n" + wide_to + b"\r\nMessage-ID: <wide@x>\r\n\r\nHELP\r\n",
+        b"From: cy@example.com\r\nTo: pbem+g1@" + domain + b"\r\nMessage-ID: <flood@x>\r\n\r\n" + flood + b"\r\n",
+        HOSTILE["deep"].replace(b"{domain}", domain),
+    ]
+
+
+def test_hostile_mail_arriving_together_never_holds_up_a_players_reply(world):
+    """Each hostile message is read before the game's write transaction opens, so a genuine reply sent
+    while they are being handled is taken (250, never 451) and played, and nothing is left failed."""
+    db, settings = world
+
+    async def scenario():
+        async with game_running(db, settings) as office:
+            name = current(db)
+            prompt = latest(settings.maildir, email_of(name), "your orders")
+            hostile = _hostile_flood(settings.domain.encode())
+            genuine = reply_to_prompt(prompt, email_of(name), "NATION Crete\nPLACE Knossos")
+
+            def send_all() -> list[str]:
+                refused = []
+                for raw in hostile[:2]:
+                    send(office.port, raw, "eve@example.com", [f"pbem+g1@{settings.domain}"])
+                for raw in hostile[2:]:
+                    send(office.port, raw, "cy@example.com", [f"pbem+g1@{settings.domain}"])
+                try:  # the hostile ones are being handled in the server's worker threads now
+                    send(office.port, genuine, email_of(name), [str(prompt["Reply-To"])])
+                except smtplib.SMTPException as exc:
+                    refused.append(repr(exc))
+                return refused
+
+            refused = await asyncio.to_thread(send_all)
+            await office.idle()
+            return name, refused
+
+    name, refused = run(scenario())
+    assert refused == []
+    assert state_of(db).area("Knossos").tokens == {"Crete": 1}
+    with UnitOfWork(db) as uow:
+        statuses = [uow.inbox.get(i).status for i in range(1, 6)]
+    assert "failed" not in statuses and "received" not in statuses, statuses
+    ack = latest(settings.maildir, email_of(name), "Orders received")
+    assert "NATION Crete" in text_of(ack)
