@@ -38,7 +38,7 @@ RULES_LAYERS: tuple[tuple[str, ...], ...] = (
     ("pbem.rules.ruleset",),
     ("pbem.rules.board",),
     ("pbem.rules.phases",),
-    ("pbem.rules.turn",),
+    ("pbem.rules.turn", "pbem.rules.table"),
     ("pbem.rules.engine",),
     ("pbem.rules.narration", "pbem.rules.view", "pbem.rules.invariants"),
 )

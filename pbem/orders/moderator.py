@@ -9,8 +9,16 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
-from pbem.rules.core.commands import Moderate, PassDeadline, ReplacePlayer
+from pbem.rules.core.commands import (
+    AdmitObserver,
+    DismissObserver,
+    Kick,
+    Moderate,
+    PassDeadline,
+    ReplacePlayer,
+)
 from pbem.rules.core.state import GameState
+from pbem.rules.table import kicked, observers
 
 from .grammar import Actor, LineError, Parser, name
 
@@ -27,7 +35,7 @@ def _moderator_only(actor: Actor, verb: str) -> None:
 
 def _deadline(state: GameState, actor: Actor, rest: str, notes: list[str]) -> PassDeadline:
     _moderator_only(actor, "end a step early")
-    return PassDeadline(by="moderator")
+    return PassDeadline(by="moderator", reason=" ".join(rest.split())[:300])
 
 
 def _reason(rest: str, verb: str) -> str:
@@ -77,13 +85,76 @@ def _replace(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Rep
     return ReplacePlayer(player_id, match["name"], _reason(match["reason"], "REPLACE ... WITH <name> <email>"), match["email"].lower())
 
 
+def _seat(state: GameState, text: str) -> int:
+    seats = {p.nation: p.id for p in state.players if p.nation} | {p.name: p.id for p in state.players}
+    return seats[name(text, seats, "nation or player")]
+
+
+def _seat_and_reason(state: GameState, rest: str) -> tuple[int, str]:
+    """``<nation or player> <reason>``: the longest leading words that name a seat, the rest the reason."""
+    words = rest.split()
+    for cut in range(min(len(words), 4), 0, -1):
+        try:
+            return _seat(state, " ".join(words[:cut])), " ".join(words[cut:])
+        except (LineError, LookupError):
+            continue
+    return _seat(state, words[0] if words else ""), " ".join(words[1:])
+
+
+def _kick(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Kick:
+    _moderator_only(actor, "kick a player")
+    player_id, reason = _seat_and_reason(state, rest)
+    return Kick(player_id, _reason(reason, "KICK <nation>"))
+
+
+def _unkick(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Kick:
+    _moderator_only(actor, "give a kicked nation back")
+    player_id, reason = _seat_and_reason(state, rest)
+    if player_id not in kicked(state):
+        raise LineError("that nation was not kicked: nobody plays it by defaults")
+    return Kick(player_id, " ".join(reason.split())[:300] or "back at the table", lift=True)
+
+
+def _observer(state: GameState, rest: str, status: str | None) -> tuple[int, str]:
+    """``<number or name> [reason]`` among the observers who asked (``status`` asked), watch, or either (None)."""
+    known = {**observers(state, "asked"), **observers(state)} if status is None else observers(state, status)
+    if not known:
+        raise LineError("nobody asked to watch this game" if status == "asked" else "nobody watches this game")
+    words = rest.split(None, 1)
+    head, reason = (words[0] if words else ""), (words[1] if len(words) > 1 else "")
+    if head.lstrip("#").isdigit() and int(head.lstrip("#")) in known:
+        return int(head.lstrip("#")), reason
+    by_name = {f"{n} ({number})": number for number, n in known.items()}
+    listed = ", ".join(f"{n} ({number})" for number, n in known.items())
+    try:
+        return by_name[name(head, by_name, "observer")], reason
+    except (LineError, LookupError):
+        raise LineError(f"say which observer, by number: {listed}") from None
+
+
+def _approve(state: GameState, actor: Actor, rest: str, notes: list[str]) -> AdmitObserver:
+    _moderator_only(actor, "let someone watch")
+    number, reason = _observer(state, rest, "asked")
+    return AdmitObserver(number, " ".join(reason.split())[:300])
+
+
+def _deny(state: GameState, actor: Actor, rest: str, notes: list[str]) -> DismissObserver:
+    _moderator_only(actor, "turn an observer away")
+    number, reason = _observer(state, rest, None)
+    return DismissObserver(number, " ".join(reason.split())[:300])
+
+
 VERBS: dict[str, tuple[Parser, str]] = {
-    "DEADLINE": (_deadline, "DEADLINE  (moderator: apply defaults for missing orders now)"),
+    "DEADLINE": (_deadline, "DEADLINE [reason]  (moderator: apply defaults for missing orders now)"),
     "PAUSE": (_pause, "PAUSE <reason>  (moderator: no deadline passes until RESUME)"),
     "RESUME": (_resume, "RESUME [reason]  (moderator: a fresh deadline starts)"),
     "EXTEND": (_extend, "EXTEND <hours> <reason>  (moderator: move the deadline)"),
     "ANNOUNCE": (_announce, "ANNOUNCE <text>  (moderator: told to every player)"),
     "REPLACE": (_replace, "REPLACE <nation> WITH <name> <email> <reason>  (moderator: hand a seat to someone new)"),
+    "KICK": (_kick, "KICK <nation> <reason>  (moderator: the nation plays by its defaults from now on)"),
+    "UNKICK": (_unkick, "UNKICK <nation> [reason]  (moderator: the player gives its orders again)"),
+    "APPROVE": (_approve, "APPROVE <observer>  (moderator: let someone who asked watch the game)"),
+    "DENY": (_deny, "DENY <observer> [reason]  (moderator: turn a request away, or end an observer's watch)"),
 }
 
 
@@ -93,8 +164,15 @@ def _canonical(c: Moderate) -> str:
     return f"{c.action.upper()} {c.reason}"
 
 
+def _canonical_kick(c: Kick) -> str:
+    return f"{'UNKICK' if c.lift else 'KICK'} player {c.player_id} {c.reason}"
+
+
 CANONICAL = {
-    PassDeadline: lambda c: "DEADLINE",
+    PassDeadline: lambda c: f"DEADLINE {c.reason}".rstrip(),
+    Kick: _canonical_kick,
+    AdmitObserver: lambda c: f"APPROVE {c.observer}",
+    DismissObserver: lambda c: f"DENY {c.observer} {c.reason}".rstrip(),
     Moderate: _canonical,
     ReplacePlayer: lambda c: f"REPLACE player {c.player_id} WITH {c.name} {c.email} {c.reason}",
 }

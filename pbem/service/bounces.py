@@ -21,7 +21,7 @@ from pbem.rules.core.commands import NoteBounce
 from pbem.rules.core.rejection import Rejection
 from pbem.store.unit_of_work import UnitOfWork
 
-from .games import _letters, _open
+from .batch import letters_for, open_game
 from .settings import Settings
 
 
@@ -89,7 +89,7 @@ def record_bounce(
     if found is None:
         return Bounced(f"bounce ({automatic.sign}) matches no letter of ours; recorded here only")
     game_id, player_id = found
-    batch, game = _open(uow, game_id, now)
+    batch, game = open_game(uow, game_id, now)
     if batch.state.finished:
         return Bounced(f"bounce for player {player_id} of finished game {game_id}; recorded here only", game_id, player_id)
     try:
@@ -104,7 +104,7 @@ def record_bounce(
     count = len(bounce_counts(uow, game_id).get(player_id, []))
     if count == settings.bounce_limit:
         player = uow.players.by_id(player_id)
-        letters = _letters(uow, settings, game, now)
+        letters = letters_for(uow, settings, game, now)
         letters.notice(
             game.moderator_email,
             game_id,

@@ -14,20 +14,21 @@ from datetime import datetime, timedelta
 from sqlalchemy import Engine
 
 from pbem.rules import engine as rules
+from pbem.rules import table
 from pbem.rules.core.commands import Moderate, PassDeadline
 from pbem.store.unit_of_work import UnitOfWork
 
-from .games import (
+from .batch import (
     DEADLINE_FORMAT,
     Batch,
-    _after_orders,
-    _letters,
-    _open,
-    _sync_nations,
+    letters_for,
+    open_game,
     retrying,
+    sync_nations,
 )
 from .letters import Letters
 from .settings import Settings
+from .steps import after_change
 
 
 def _missed_limit(game, settings: Settings) -> int:
@@ -63,14 +64,16 @@ def _warn_missed(uow: UnitOfWork, batch: Batch, letters: Letters, game, settings
             f"missed:{batch.state.version}:{player.id}",
             reply_to=letters.reply_to(batch.state, player),
         )
-        if limit and count == limit:
+        if limit and count == limit and game.moderator_email != settings.sender:
             letters.notice(
                 game.moderator_email,
                 batch.state.game_id,
                 f"{player.name} has missed {count} deadline{'s' if count != 1 else ''}",
                 [
                     f"{label} sent no orders before {count} deadline{'s' if count != 1 else ''}; the defaults were played.",
-                    f"If {player.name} has gone, hand the nation to someone else, or ANNOUNCE a word to the table.",
+                    f"If {player.name} has gone: REPLACE {player.nation or player.name} WITH <name> <email> <reason> "
+                    f"hands the seat to someone new, KICK {player.nation or player.name} <reason> lets it play by its "
+                    "defaults meanwhile; or ANNOUNCE a word to the table.",
                 ],
                 f"missed-limit:{player.id}:{count}",
                 reply_to=letters.moderator_reply_to(batch.state),
@@ -90,7 +93,7 @@ def _extend_for_absence(uow: UnitOfWork, batch: Batch, game, settings: Settings,
         return False
     state = batch.state
     due = datetime.strptime(state.deadline, DEADLINE_FORMAT)
-    away = rules.absences(state)
+    away = table.absences(state)
     used: dict[int, int] = {}
     for recorded in uow.events.read(state.game_id):
         note = (recorded.metadata or {}).get("absence")
@@ -112,9 +115,9 @@ def _extend_for_absence(uow: UnitOfWork, batch: Batch, game, settings: Settings,
             Moderate("extend", reason, due=new_due, hours=hours), actor="clock", source="scheduler",
             note={"absence": {"player": player.id, "hours": hours}},
         )
-        letters = _letters(uow, settings, game, now)
+        letters = letters_for(uow, settings, game, now)
         text = f"The deadline was extended by {hours} hours, to {new_due}: {reason}."
-        letters.announce(batch.state, text, f"absence:{state.game_id}:{batch.state.version}")
+        letters.announce(batch.state, text, f"absence:{state.game_id}:{batch.state.version}", moderator=game.moderator_email)
         return True
     return False
 
@@ -128,15 +131,15 @@ def pass_deadlines(db: Engine, settings: Settings, *, now: datetime, force_game:
     for game_id in candidates:
 
         def work(uow: UnitOfWork, game_id: str = game_id) -> bool:
-            batch, game = _open(uow, game_id, now)
+            batch, game = open_game(uow, game_id, now)
             state = batch.state
             if rules.paused(state):  # a turn nobody had to act in: go on at the next tick
                 batch.decide(PassDeadline("clock"), actor="clock", source="scheduler")
-                _after_orders(batch, _letters(uow, settings, game, now), game, settings, state)
+                after_change(batch, letters_for(uow, settings, game, now), game, settings, state)
                 return True
             if not rules.pending(state):
                 return False
-            if force_game is None and rules.paused_by_moderator(state) is not None:
+            if force_game is None and table.paused_by_moderator(state) is not None:
                 return False  # the moderator paused it: no deadline passes until RESUME
             if force_game is None and (state.deadline is None or state.deadline > stamp):
                 return False
@@ -146,11 +149,11 @@ def pass_deadlines(db: Engine, settings: Settings, *, now: datetime, force_game:
             batch.decide(
                 PassDeadline("moderator" if force_game else "clock"), actor="clock", source="scheduler", note={"missed": missed}
             )
-            letters = _letters(uow, settings, game, now)
+            letters = letters_for(uow, settings, game, now)
             if missed:
                 _warn_missed(uow, batch, letters, game, settings, rules.pending(state))
-            _after_orders(batch, letters, game, settings, state)
-            _sync_nations(uow, game_id)
+            after_change(batch, letters, game, settings, state)
+            sync_nations(uow, game_id)
             return True
 
         if retrying(db, work):

@@ -9,162 +9,55 @@ from __future__ import annotations
 
 import re
 import secrets as secrets_module
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from dataclasses import replace as dataclass_replace
 from datetime import datetime, timedelta
-from functools import lru_cache
-from typing import TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import Engine
 
-from pbem.mail.render import Renderer
-from pbem.mail.tokens import moderator_secret
+from pbem.mail.tokens import game_address, moderator_secret
 from pbem.orders.language import Actor, Orders, parse_orders
 from pbem.rules import engine as rules
+from pbem.rules import table
 from pbem.rules.core.commands import (
-    Command,
+    QueueOrders,
     ReplacePlayer,
     SendPress,
     SetDeadline,
     SetTimezone,
 )
 from pbem.rules.core.draws import Draws, commitment
-from pbem.rules.core.events import Event
-from pbem.rules.core.rejection import Rejection
+from pbem.rules.core.rejection import NotYourTurn, Rejection
 from pbem.rules.core.state import GameState, Player
 from pbem.rules.ruleset.options import OptionError, validate_options
-from pbem.store.events import ConcurrencyError, NewEvent
 from pbem.store.unit_of_work import UnitOfWork
 
+from .batch import (
+    DEADLINE_FORMAT,
+    Batch,
+    GameError,
+    deadline_hours,
+    letters_for,
+    open_game,
+    retrying,
+    sync_nations,
+)
 from .letters import Letters
-from .projector import load_state, maybe_snapshot, to_event
+from .observers import tell_observers
+from .projector import load_state
 from .queries import answer as queries_answer
 from .settings import Settings
+from .steps import after_change, announce, play_kept, set_deadline
+
+__all__ = ["GameError", "NewPlayer", "Receipt", "create_game", "parse_player", "submit", "take_orders"]
 
 GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 #: Options the service itself reads; every other option belongs to the rules.
 SERVICE_OPTIONS = {"deadline-hours", "reminder-hours", "press", "missed-limit", "absence", "absence-days"}
 #: What press a game allows: signed, anonymous ("grey"), or none.
 PRESS_KINDS = ("on", "grey", "off")
-DEADLINE_FORMAT = "%Y-%m-%d %H:%M UTC"
-
-T = TypeVar("T")
-
-
-class GameError(ValueError):
-    """A request the service refuses, with a message for the person who made it."""
-
-
-def retrying(db: Engine, work: Callable[[UnitOfWork], T], attempts: int = 5) -> T:
-    """Run ``work`` in a unit of work, again from scratch if another writer won the race."""
-    for attempt in range(attempts):
-        try:
-            with UnitOfWork(db) as uow:
-                return work(uow)
-        except ConcurrencyError:
-            if attempt == attempts - 1:
-                raise
-    raise AssertionError("unreachable")
-
-
-@dataclass
-class Batch:
-    """The state of one game inside a unit of work, and what was recorded in it."""
-
-    uow: UnitOfWork
-    state: GameState
-    draws: Draws
-    now: datetime
-    chain_head: str = ""
-    events: list[Event] = field(default_factory=list)
-
-    def record(
-        self, events: Sequence[Event], *, actor: str, source: str, dedupe: str | None = None, note: dict | None = None
-    ) -> None:
-        """Append ``events``; ``note`` is the service's own bookkeeping, kept in the metadata, outside what verify re-derives."""
-        meta = {
-            "actor": actor,
-            "source": source,
-            "engine_version": rules.ENGINE_VERSION,
-            "recorded_at": self.now.isoformat(),
-            **(note or {}),
-        }
-        new = [
-            NewEvent(e.type, e.payload(), meta, dedupe_key=dedupe if i == 0 else None) for i, e in enumerate(events)
-        ]
-        recorded = self.uow.events.append(self.state.game_id, self.state.version, new)
-        before = self.state
-        self.state = rules.fold(self.state, events)
-        self.events.extend(events)
-        self.chain_head = recorded[-1].hash
-        maybe_snapshot(self.uow, self.state, before.version, self.now)
-
-    def decide(
-        self, command: Command, *, actor: str, source: str, dedupe: str | None = None, note: dict | None = None
-    ) -> list[Event]:
-        events = rules.decide(self.state, command, self.draws)
-        self.record(events, actor=actor, source=source, dedupe=dedupe, note=note)
-        return events
-
-
-def _open(uow: UnitOfWork, game_id: str, now: datetime) -> tuple[Batch, object]:
-    uow.lock_game(game_id)
-    game = uow.games.get(game_id)
-    if game is None:
-        raise GameError(f"there is no game called {game_id!r}")
-    state = load_state(uow, game_id)
-    _, head = uow.events.head(game_id)
-    return Batch(uow, state, Draws(game.secret_seed), now, chain_head=head), game
-
-
-@lru_cache(maxsize=1)
-def renderer() -> Renderer:
-    """One renderer per process: jinja2 compiles each template once and caches it."""
-    return Renderer()
-
-
-def _letters(uow: UnitOfWork, settings: Settings, game, now: datetime) -> Letters:
-    return Letters(uow, settings, renderer(), bytes.fromhex(game.reply_secret), now)
-
-
-def _deadline_hours(game, settings: Settings, phase: str | None = None) -> int:
-    """Hours for a step: the game's ``deadline-hours-<phase>``, else its ``deadline-hours``, else the server's."""
-    options = game.options or {}
-    return int(options.get(f"deadline-hours-{phase}", options.get("deadline-hours", settings.deadline_hours)))
-
-
-def _set_deadline(batch: Batch, game, settings: Settings, before: GameState) -> None:
-    """A new phase, or someone newly asked, gets a fresh deadline, recorded as a clock event.
-
-    A player already asked whose prompt changes (a trade offer arrives) does not
-    move the deadline, so nobody can postpone a phase by sending orders.
-    """
-    asked_before = {p.player_id for p in rules.pending(before).values()}
-    now_pending = rules.pending(batch.state)
-    new_phase = (before.turn, before.phase) != (batch.state.turn, batch.state.phase)
-    changed = new_phase or bool({p.player_id for p in now_pending.values()} - asked_before)
-    if now_pending and (changed or batch.state.deadline is None):
-        due = (batch.now + timedelta(hours=_deadline_hours(game, settings, batch.state.phase))).strftime(DEADLINE_FORMAT)
-        batch.decide(SetDeadline(due), actor="clock", source="scheduler")
-
-
-def _announce(batch: Batch, letters: Letters, before: GameState) -> None:
-    """Mail the phase report (when a phase ended) and every new prompt."""
-    if (before.turn, before.phase) != (batch.state.turn, batch.state.phase):
-        start = before.phase_began - 1
-        phase_events = [to_event(r) for r in batch.uow.events.read(batch.state.game_id, after=start)]
-        start_state = load_state(batch.uow, batch.state.game_id, upto=start)
-        letters.reports(start_state, phase_events, batch.state, batch.chain_head, since=before)
-    letters.new_prompts(rules.pending(before), batch.state, batch.chain_head)
-
-
-def _after_orders(batch: Batch, letters: Letters, game, settings: Settings, before: GameState) -> None:
-    _set_deadline(batch, game, settings, before)
-    _announce(batch, letters, before)
-
-
 # -- creating a game ---------------------------------------------------------
 
 
@@ -249,11 +142,11 @@ def create_game(
         for player in batch.state.players:
             if player.nation:
                 uow.players.set_nation(player.id, player.nation)
-        letters = _letters(uow, settings, game, now)
+        letters = letters_for(uow, settings, game, now)
         letters.start(batch.state, batch.chain_head, player_secrets)
         if game.moderator_email != settings.sender:
             letters.moderator_start(batch.state, game.moderator_email, moderator_secret(bytes.fromhex(game.reply_secret), game_id))
-        _after_orders(batch, letters, game, settings, before)
+        after_change(batch, letters, game, settings, before)
         return batch.state
 
     return retrying(db, work)
@@ -313,6 +206,11 @@ def _on_file(state: GameState, player: Player | None) -> list[str]:
         if where:
             out.append("Your tokens stand in " + ", ".join(where) + ".")
     mine = [p for p in rules.pending(state).values() if p.player_id == player.id]
+    kept = table.queued_orders(state, player.id)
+    if kept:
+        out.append("Kept for your turn in this phase: " + "; ".join(kept) + ".")
+    elif player.id in table.kicked(state):
+        out.append("The moderator took you out of this game: your nation plays by its defaults.")
     out.append(("Still needed from you: " + mine[0].question) if mine else "Nothing more is needed from you now.")
     return out
 
@@ -342,7 +240,7 @@ def take_orders(
     complete, legal order and passed over in silence otherwise, since quoted
     text rewrapped by a client is no attempt at an order.
     """
-    batch, game = _open(uow, game_id, now)
+    batch, game = open_game(uow, game_id, now)
     before = batch.state
     player = batch.state.player(actor.player_id) if actor.player_id is not None else None
     label = (f"{player.name} ({player.nation})" if player.nation else player.name) if player else "moderator"
@@ -353,17 +251,23 @@ def take_orders(
     quoted = parse_orders("\n".join(quoted_orders), batch.state, actor) if quoted_orders else None
     tentative = [line for line in quoted.lines if line.command is not None] if quoted else []
     who = f"player:{actor.player_id}" if actor.player_id is not None else "moderator"
+    on_behalf: list[tuple[int, str]] = []  # FOR <nation>: the moderator's orders for a player, who is told
+
     def attempt(number: int, line) -> Rejection | None:
         try:
             batch.decide(line.command, actor=who, source=source, dedupe=f"{message_id}#{number}" if message_id else None)
         except Rejection as exc:
             return exc
         receipt.accepted.append(line.canonical + (f"  ({'; '.join(line.notes)})" if line.notes else ""))
+        if actor.moderator and line.text.upper().startswith("FOR") and hasattr(line.command, "player_id"):
+            on_behalf.append((line.command.player_id, line.canonical))
         return None
 
     refused: dict[int, tuple[object, Rejection]] = {}
     took_from_quote = False
     queries = []
+    early: list = []  # lines sent before the player's turn, and every game order after the first of them
+    out = table.kicked(batch.state).get(player.id) if player else None
     for number, line in enumerate([*orders.lines, *tentative]):
         if line.query:
             queries.append(line.query)
@@ -373,30 +277,52 @@ def take_orders(
             receipt.errors.append(
                 {"line": line.number, "text": line.text, "reason": line.error, "suggestions": list(line.suggestions)}
             )
+        elif out is not None and number < len(orders.lines):
+            reason = f"the moderator took you out of this game ({out}); your nation plays by its defaults"
+            receipt.errors.append({"line": line.number, "text": line.text, "reason": reason, "suggestions": []})
         elif number >= len(orders.lines):  # a line from inside a quote: taken if legal, else no attempt at all
-            took_from_quote = attempt(number, line) is None or took_from_quote
+            took_from_quote = out is None and attempt(number, line) is None or took_from_quote
+        elif early and not _table_order(line.command):
+            early.append(line)
         elif (exc := attempt(number, line)) is not None:
-            refused[number] = (line, exc)
+            if isinstance(exc, NotYourTurn) and player is not None:
+                early.append(line)
+            else:
+                refused[number] = (line, exc)
     if took_from_quote:  # "NATION" written in the quote, "PLACE" below it: try what waited on it again
         refused = {n: (line, exc) for n, (line, _) in refused.items() if (exc := attempt(n, line)) is not None}
     for line, exc in refused.values():
         receipt.errors.append({"line": line.number, "text": line.text, "reason": str(exc), "suggestions": list(exc.suggestions)})
     receipt.errors.sort(key=lambda e: e["line"])
-    letters = _letters(uow, settings, game, now)
+    if early and player is not None:
+        kept = tuple(line.canonical for line in early)
+        batch.decide(QueueOrders(player.id, kept), actor=who, source=source, dedupe=f"{message_id}#kept" if message_id else None)
+        receipt.accepted.extend(f"{line}  (kept: played when your turn comes, if still legal)" for line in kept)
+        receipt.notes.append(
+            "It is not your turn yet: the orders marked kept wait for it and are played then, in the order you wrote "
+            "them; you will hear what became of each. Orders you send later are added after them."
+        )
+    letters = letters_for(uow, settings, game, now)
     moderated = [e for e in batch.events if e.type == "Moderated"]
     if any(e.data["action"] == "resume" for e in moderated):  # a fresh deadline: the pause may have eaten the old one
-        due = (now + timedelta(hours=_deadline_hours(game, settings, batch.state.phase))).strftime(DEADLINE_FORMAT)
+        due = (now + timedelta(hours=deadline_hours(game, settings, batch.state.phase))).strftime(DEADLINE_FORMAT)
         batch.decide(SetDeadline(due), actor="clock", source="scheduler")
     _hand_over(uow, batch, letters, before, orders)
     for i, event in enumerate(e for e in batch.events if e.type == "AbsenceNoted"):
-        letters.announce(batch.state, rules.describe_event(batch.state, event, "observer") or "", f"absence:{batch.state.version}:{i}")
+        text = rules.describe_event(batch.state, event, "observer") or ""
+        letters.announce(batch.state, text, f"absence:{batch.state.version}:{i}", moderator=game.moderator_email)
     for i, event in enumerate(e for e in batch.events if e.type == "PressSent"):
         letters.press(batch.state, event, f"press:{batch.state.game_id}:{batch.state.version}:{i}")
-    for i, event in enumerate(moderated):
-        text = rules.describe_event(batch.state, event, "observer") or ""
+    told = [e for e in batch.events if e.type in ("Moderated", "PlayerKicked", "KickLifted")]
+    for i, event in enumerate(told):
+        text = rules.describe_event(before, event, "observer") or ""
         letters.announce(batch.state, text, f"moderated:{batch.state.game_id}:{batch.state.version}:{i}")
+    _tell_moderated_orders(batch, letters, before, on_behalf)
+    watchers = [e for e in batch.events if e.type in ("ObserverJoined", "ObserverLeft")]
+    tell_observers(batch, letters, watchers, game_address(game_id, settings.domain, settings.local_part))
     if batch.events:
-        _set_deadline(batch, game, settings, before)
+        play_kept(batch, letters, before)
+        set_deadline(batch, game, settings, before)
     receipt.on_file = _on_file(batch.state, batch.state.player(player.id) if player else None)
     receipt.deadline = batch.state.deadline
     me = batch.state.player(player.id) if player else None
@@ -419,8 +345,32 @@ def take_orders(
         answers_only=bool(queries) and not receipt.accepted and not receipt.errors,
     )
     if batch.events:
-        _announce(batch, letters, before)
+        announce(batch, letters, before)
     return receipt
+
+
+def _tell_moderated_orders(batch: Batch, letters: Letters, before: GameState, on_behalf: list[tuple[int, str]]) -> None:
+    """A player whose orders the moderator gave (FOR), or whose step he ended (DEADLINE), hears what was done."""
+    for i, (player_id, order) in enumerate(on_behalf):
+        player = batch.state.player(player_id)
+        letters.notice(batch.uow.players.by_id(player_id).email, batch.state.game_id, "From the moderator",
+                       [f"The moderator gave this order for you: {order}"],
+                       f"for:{batch.state.game_id}:{batch.state.version}:{i}", reply_to=letters.reply_to(batch.state, player))
+    ended = next((e for e in batch.events if e.type == "DeadlinePassed" and e.data.get("by") == "moderator"), None)
+    if ended is None:
+        return
+    why = f": {ended.data['reason']}" if ended.data.get("reason") else ""
+    for prompt in rules.pending(before).values():
+        player = batch.state.player(prompt.player_id)
+        letters.notice(batch.uow.players.by_id(player.id).email, batch.state.game_id, "From the moderator", [
+            f"The moderator ended this step now{why}. What was asked of you ({prompt.question}) was played by "
+            f"its default: {prompt.default}.",
+        ], f"deadline:{batch.state.game_id}:{batch.state.version}:{player.id}", reply_to=letters.reply_to(batch.state, player))
+
+
+def _table_order(command: object) -> bool:
+    """An order about the table (press, a time zone, an absence), never kept for a turn: it is played at once."""
+    return type(command) in table.RULES.decide
 
 
 def _hand_over(uow: UnitOfWork, batch: Batch, letters: Letters, before: GameState, orders: Orders) -> None:
@@ -431,10 +381,15 @@ def _hand_over(uow: UnitOfWork, batch: Batch, letters: Letters, before: GameStat
         if command is None or not command.email:
             continue
         secret = secrets_module.token_urlsafe(6)
+        old_address = uow.players.by_id(command.player_id).email
         uow.players.hand_over(command.player_id, command.name, command.email, secret)
         letters.start(batch.state, batch.chain_head, {command.player_id: secret})
         text = rules.describe_event(before, event, "observer") or ""
         letters.announce(batch.state, text, f"replaced:{batch.state.game_id}:{batch.state.version}:{i}")
+        if old_address != command.email:  # the player who leaves hears it too, at the address he played from
+            letters.notice(old_address, batch.state.game_id, "From the moderator", [
+                text, "Your reply address and SECRET for this game no longer work. Thank you for playing.",
+            ], f"replaced-old:{batch.state.game_id}:{batch.state.version}:{i}")
 
 
 def _known_zone(zone: str) -> bool:
@@ -481,16 +436,7 @@ def submit(db: Engine, settings: Settings, game_id: str, who: str, text: str, *,
             raise GameError(f"there is no game called {game_id!r}")
         actor = resolve_actor(uow, game_id, who)
         receipt = take_orders(uow, settings, game_id, actor, text, now=now, source="cli")
-        _sync_nations(uow, game_id)
+        sync_nations(uow, game_id)
         return receipt
 
     return retrying(db, work)
-
-
-def _sync_nations(uow: UnitOfWork, game_id: str) -> None:
-    """Keep the players table's nation column in step with the log (for lookups by nation)."""
-    state = load_state(uow, game_id)
-    for player in state.players:
-        row = uow.players.by_id(player.id)
-        if row is not None and row.nation != player.nation:
-            uow.players.set_nation(player.id, player.nation)

@@ -32,13 +32,15 @@ from pbem.mail.tokens import (
     parse_reply_address,
 )
 from pbem.orders.language import Actor
-from pbem.rules.engine import seat_generation
+from pbem.rules.table import seat_generation
 from pbem.store.inbox import message_key
 from pbem.store.unit_of_work import UnitOfWork
 
+from .batch import GameError, letters_for, retrying, sync_nations
 from .bounces import record_bounce
-from .games import GameError, _letters, _sync_nations, retrying, take_orders
+from .games import take_orders
 from .letters import Letters
+from .observers import handle_observer_mail, observer_verb
 from .projector import load_state
 from .settings import Settings
 
@@ -146,7 +148,7 @@ def _handle(uow: UnitOfWork, settings: Settings, row, mail: InboundMail | MailRe
     if game_id is None:
         return Outcome("rejected", "no game named by the recipient address or the subject")
     game = uow.games.get(game_id)
-    letters = _letters(uow, settings, game, now)
+    letters = letters_for(uow, settings, game, now)
     known = {p.id: p for p in uow.players.list(game_id)}
     by_sender = [p for p in known.values() if p.email == mail.from_addr]
     if mail.senders != 1:  # two mailboxes in From prove nobody: refused, and the player named by the token is told
@@ -173,7 +175,7 @@ def _handle(uow: UnitOfWork, settings: Settings, row, mail: InboundMail | MailRe
             in_reply_to=mail.message_id, recipient=game.moderator_email, notes=list(mail.problems),
             origin=moderator if isinstance(moderator, str) else "",
         )
-        _sync_nations(uow, game_id)
+        sync_nations(uow, game_id)
         return Outcome("done", "orders from the moderator", game_id)
     player = None
     if token_player is not None and token_player in known:
@@ -198,6 +200,8 @@ def _handle(uow: UnitOfWork, settings: Settings, row, mail: InboundMail | MailRe
             # The sender's own players first: each check is a deliberately slow scrypt.
             candidates = by_sender + [p for p in known.values() if p not in by_sender]
             player = next((p for p in candidates if uow.players.verify_secret(p.id, secret.group(1))), None)
+    if player is None and token_player is None and observer_verb(mail.body or ""):
+        return Outcome("done", handle_observer_mail(uow, settings, mail, game_id, now, key), game_id)
     if player is None:
         recipients = {p.email for p in by_sender}
         reason = "the reply address did not verify" if forged_token else "it was not a reply to a prompt and had no SECRET line"
@@ -234,7 +238,7 @@ def _handle(uow: UnitOfWork, settings: Settings, row, mail: InboundMail | MailRe
         notes=list(mail.problems),
         origin=origin,
     )
-    _sync_nations(uow, game_id)
+    sync_nations(uow, game_id)
     return Outcome("done", f"orders from player {player.id}", game_id)
 
 
@@ -295,7 +299,7 @@ def _refuse_unreadable(uow: UnitOfWork, settings: Settings, row, reason: str, no
     sender = (row.envelope_from or "").strip().lower()
     games = {p.game_id for g in uow.games.list() for p in uow.players.by_email(g.game_id, sender)} if sender else set()
     for game_id in sorted(games):
-        letters = _letters(uow, settings, uow.games.get(game_id), now)
+        letters = letters_for(uow, settings, uow.games.get(game_id), now)
         letters.notice(sender, game_id, "Your message could not be read", [reason, "Nothing was changed."], f"garbled:{row.message_id}")
     return Outcome("rejected", reason)
 

@@ -18,14 +18,8 @@ from pbem.mail.tokens import MODERATOR, reply_address
 from pbem.rules.core.events import Event
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.state import GameState, Player
-from pbem.rules.engine import (
-    apply,
-    describe_event,
-    pending,
-    press_readers,
-    seat_generation,
-    timezone_of,
-)
+from pbem.rules.engine import apply, describe_event, pending
+from pbem.rules.table import press_readers, seat_generation, timezone_of
 from pbem.rules.turn import phase_title
 from pbem.rules.view import variants_in_force
 
@@ -193,13 +187,16 @@ class Letters:
                 "Players: " + ", ".join(p.name for p in state.players) + ".",
                 "Reply to this mail (or to any mail the game sends you) with orders, one a line: "
                 "PAUSE <reason>, RESUME [reason], EXTEND <hours> <reason>, DEADLINE (end the step now, "
-                "defaults for missing orders), ANNOUNCE <text>, FOR <nation>: <order>; "
+                "defaults for missing orders), ANNOUNCE <text>, FOR <nation>: <order>, "
+                "REPLACE <nation> WITH <name> <email> <reason>, KICK <nation> <reason> (the nation plays by its "
+                "defaults), UNKICK <nation>, APPROVE <observer> and DENY <observer> [reason]; "
                 "STATUS, BOARD and HISTORY answer questions. Every action is told to the players with your reason.",
                 f"From another address, or in a fresh mail to the game address, add the line: SECRET {secret}",
                 "docs/moderators.md explains each one.",
             ],
             f"moderator-start:{state.game_id}",
             reply_to=self.moderator_reply_to(state),
+            first=True,
         )
 
     def press(self, state: GameState, event: Event, purpose: str) -> None:
@@ -213,11 +210,15 @@ class Letters:
             self.notice(self._email(state, reader), state.game_id, title, [text, "Answer with PRESS TO <nation> ... END."],
                         f"{purpose}:{reader.id}", reply_to=self.reply_to(state, reader))
 
-    def announce(self, state: GameState, text: str, purpose: str) -> None:
-        """Tell every player of a moderator's action at once, in his own thread of the game."""
+    def announce(self, state: GameState, text: str, purpose: str, moderator: str | None = None) -> None:
+        """Tell every player at once, in his own thread of the game; and the ``moderator`` (his address) when
+        the news is not his own doing (an absence, a deadline moved for one)."""
         for player in state.players:
             self.notice(self._email(state, player), state.game_id, "From the moderator", [text], f"{purpose}:{player.id}",
                         reply_to=self.reply_to(state, player))
+        if moderator and moderator != self.settings.sender:
+            self.notice(moderator, state.game_id, "For the moderator", [text], f"{purpose}:moderator",
+                        reply_to=self.moderator_reply_to(state))
 
     def reply_to(self, state: GameState, player: Player) -> str:
         return reply_address(
@@ -358,14 +359,24 @@ class Letters:
         )
 
     def reports(
-        self, before: GameState, events: Sequence[Event], after: GameState, chain_head: str, since: GameState
+        self,
+        before: GameState,
+        events: Sequence[Event],
+        after: GameState,
+        chain_head: str,
+        since: GameState,
+        watchers: Sequence[tuple[str, str]] = (),
     ) -> None:
         """When a phase ends, every player hears what happened since it began, from their own view.
 
         ``before`` is the state the ``events`` start from; ``since`` names the phase the report begins with.
+        ``watchers`` (name, address) are the observers: they read it as the public does.
         """
-        for player in after.players:
-            viewer = f"player:{player.nation.lower()}" if player.nation else "observer"
+        readers = [
+            (self._label(p), f"player:{p.nation.lower()}" if p.nation else "observer", self._email(after, p))
+            for p in after.players
+        ] + [(f"{name} (observer)", "observer", address) for name, address in watchers]
+        for label, viewer, recipient in readers:
             happened = []
             state = before
             for event in events:
@@ -382,14 +393,13 @@ class Letters:
                 began = f"turn {since.turn}, {span['phase']}" if since.turn else span["phase"]
                 span["phase"] = f"{began} to turn {after.turn}, {until}"
                 span["span"] = True  # the phase line already names its turns
-            recipient = self._email(after, player)
             self.reports_sent[recipient] = self._post(
                 "report",
                 after,
                 recipient,
                 {
                     **span,
-                    "player": self._label(player),
+                    "player": label,
                     "happened": happened,
                     "position": position,
                 },
@@ -440,17 +450,21 @@ class Letters:
         return True
 
     def notice(
-        self, recipient: str, game: str | None, title: str, lines: Sequence[str], purpose: str, *, reply_to: str | None = None
+        self, recipient: str, game: str | None, title: str, lines: Sequence[str], purpose: str, *, reply_to: str | None = None,
+        first: bool = False,
     ) -> None:
+        """A short letter; ``first``: it opens the recipient's thread of the game when none was opened yet."""
         rendered = self.renderer.render("notice", {"game": game, "title": title, "lines": list(lines)})
         message_id = make_message_id(f"notice:{purpose}:{recipient}", self.settings.domain)
+        if first and game and self.uow.outbox.by_message_id(self.thread_root(game, recipient)) is None:
+            message_id = self.thread_root(game, recipient)
         raw = build_message(
             sender=self.settings.sender,
             recipient=recipient,
             rendered=rendered,
             message_id=message_id,
             reply_to=reply_to,
-            references=[self.thread_root(game, recipient)] if game else [],
+            references=[self.thread_root(game, recipient)] if game and message_id != self.thread_root(game, recipient) else [],
             date=self.now,
         )
         self.uow.outbox.enqueue(message_id=message_id, recipient=recipient, raw=raw, kind="notice", game_id=game, now=self.now)

@@ -9,6 +9,7 @@ the same message were decided, so "orders + STATUS" shows the result.
 from __future__ import annotations
 
 from pbem.rules import engine as rules
+from pbem.rules import table
 from pbem.rules.core.state import GameState, Player
 from pbem.rules.turn import phase_title
 from pbem.rules.view import view
@@ -37,9 +38,16 @@ def _status(state: GameState) -> str:
         who = state.player(prompt.player_id)
         label = f"{who.name} ({who.nation})" if who.nation else who.name
         lines.append(f"Still asked: {label}: {prompt.question}")
-    for player_id, (first, last, reason) in rules.absences(state).items():
+    for player_id, (first, last, reason) in table.absences(state).items():
         who = state.player(player_id)
         lines.append(f"Away: {who.name} from {first} to {last}" + (f" ({reason})" if reason else ""))
+    for player_id, reason in table.kicked(state).items():
+        who = state.player(player_id)
+        lines.append(f"Played by its defaults: {who.nation or who.name} (the moderator took {who.name} out: {reason})")
+    if paused := table.paused_by_moderator(state):
+        lines.append(f"Paused by the moderator: {paused}. No deadline passes until it resumes.")
+    if watching := table.observers(state):
+        lines.append("Observers: " + ", ".join(watching.values()) + ".")
     return "\n".join(lines)
 
 

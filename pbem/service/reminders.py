@@ -16,9 +16,10 @@ from datetime import datetime, timedelta, timezone
 from sqlalchemy import Engine
 
 from pbem.rules import engine as rules
+from pbem.rules import table
 from pbem.store.unit_of_work import UnitOfWork
 
-from .games import DEADLINE_FORMAT, _deadline_hours, _letters, retrying
+from .batch import DEADLINE_FORMAT, deadline_hours, letters_for, retrying
 from .projector import load_state
 from .settings import Settings
 
@@ -30,7 +31,7 @@ def _reminder_hours(game, settings: Settings, phase: str) -> float:
     prompt itself; it reminds three hours before its deadline instead.
     """
     wanted = int((game.options or {}).get("reminder-hours", settings.reminder_hours))
-    return min(wanted, _deadline_hours(game, settings, phase) / 2) if wanted > 0 else 0
+    return min(wanted, deadline_hours(game, settings, phase) / 2) if wanted > 0 else 0
 
 
 def _left(delta: timedelta) -> str:
@@ -54,12 +55,12 @@ def send_reminders(db: Engine, settings: Settings, *, now: datetime) -> int:
             hours = _reminder_hours(game, settings, state.phase)
             if hours <= 0:
                 return 0
-            if state.finished or not state.deadline or rules.paused_by_moderator(state) is not None:
+            if state.finished or not state.deadline or table.paused_by_moderator(state) is not None:
                 return 0
             due = datetime.strptime(state.deadline, DEADLINE_FORMAT).replace(tzinfo=timezone.utc)
             if not due - timedelta(hours=hours) <= now < due:
                 return 0
-            letters = _letters(uow, settings, game, now)
+            letters = letters_for(uow, settings, game, now)
             return sum(letters.reminder(state, prompt, _left(due - now)) for prompt in rules.pending(state).values())
 
         queued += retrying(db, work)

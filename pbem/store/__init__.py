@@ -16,6 +16,7 @@ from pbem.store.events import (
 )
 from pbem.store.games import Games, Players, check_secret, hash_secret
 from pbem.store.inbox import Inbox
+from pbem.store.observers import Observers
 from pbem.store.outbox import Outbox
 from pbem.store.snapshots import Snapshots
 from pbem.store.unit_of_work import UnitOfWork
@@ -30,6 +31,7 @@ __all__ = [
     "Games",
     "Inbox",
     "NewEvent",
+    "Observers",
     "Outbox",
     "Players",
     "RecordedEvent",

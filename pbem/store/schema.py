@@ -137,6 +137,22 @@ players = Table(
     Index(None, "game_id", "email"),
 )
 
+observers = Table(
+    "observers",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column(
+        "game_id",
+        String(100),
+        ForeignKey("games.game_id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    Column("name", String(100), nullable=False),
+    Column("email", String(320), nullable=False),
+    Column("asked_at", UTCDateTime, nullable=False),
+    Index(None, "game_id", "email"),
+)
+
 inbox = Table(
     "inbox",
     metadata,

@@ -9,6 +9,7 @@ from sqlalchemy import Connection, Engine, text
 from pbem.store.events import EventStore
 from pbem.store.games import Games, Players
 from pbem.store.inbox import Inbox
+from pbem.store.observers import Observers
 from pbem.store.outbox import Outbox
 from pbem.store.snapshots import Snapshots
 
@@ -45,6 +46,7 @@ class UnitOfWork:
         self.snapshots = Snapshots(self.conn)
         self.games = Games(self.conn)
         self.players = Players(self.conn)
+        self.observers = Observers(self.conn)
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:

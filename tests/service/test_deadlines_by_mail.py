@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -14,23 +13,12 @@ from pbem.service.demo import reply_to_prompt
 from pbem.service.games import GameError, NewPlayer, create_game
 from pbem.service.projector import load_state
 from pbem.service.server import PostOffice
-from pbem.service.settings import Settings
-from pbem.store.database import ensure_schema, make_engine
 from pbem.store.unit_of_work import UnitOfWork
 
 from .mailclient import latest, letters, send, text_of
 
 PLAYERS = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.net"), NewPlayer("Cy", "cy@example.com")]
 T0 = datetime(2026, 11, 25, 8, 0, tzinfo=timezone.utc)
-
-
-@pytest.fixture
-def world(db_url, tmp_path):
-    settings = replace(Settings(), db_url=db_url, maildir=tmp_path / "mail", listen_port=0)
-    db = make_engine(db_url)
-    ensure_schema(db)
-    yield db, settings
-    db.dispose()
 
 
 def asked(db) -> str:

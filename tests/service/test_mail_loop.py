@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import smtplib
 from contextlib import asynccontextmanager
-from dataclasses import replace
 from email.message import EmailMessage
 from email.utils import make_msgid
 
@@ -22,22 +21,11 @@ from pbem.service.demo import reply_to_prompt, suggested_orders
 from pbem.service.games import NewPlayer, create_game
 from pbem.service.projector import load_state
 from pbem.service.server import PostOffice, utc_now
-from pbem.service.settings import Settings
-from pbem.store.database import ensure_schema, make_engine
 from pbem.store.unit_of_work import UnitOfWork
 
 from .mailclient import latest, letters, send, subjects, text_of
 
 PLAYERS = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.net"), NewPlayer("Cy", "cy@example.com")]
-
-
-@pytest.fixture
-def world(db_url, tmp_path):
-    settings = replace(Settings(), db_url=db_url, maildir=tmp_path / "mail", listen_port=0)
-    db = make_engine(db_url)
-    ensure_schema(db)
-    yield db, settings
-    db.dispose()
 
 
 def run(coro):

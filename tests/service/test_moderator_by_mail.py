@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 from datetime import datetime, timedelta, timezone
-
-import pytest
 
 from pbem.rules.engine import pending
 from pbem.service.deadlines import pass_deadlines
@@ -14,8 +11,6 @@ from pbem.service.demo import reply_to_prompt
 from pbem.service.games import NewPlayer, create_game
 from pbem.service.projector import load_state
 from pbem.service.server import PostOffice
-from pbem.service.settings import Settings
-from pbem.store.database import ensure_schema, make_engine
 from pbem.store.unit_of_work import UnitOfWork
 
 from .mailclient import latest, letters, send, subjects, text_of
@@ -23,15 +18,6 @@ from .mailclient import latest, letters, send, subjects, text_of
 PLAYERS = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.net"), NewPlayer("Cy", "cy@example.com")]
 MODERATOR = "mod@example.org"
 T0 = datetime(2026, 11, 25, 8, 0, tzinfo=timezone.utc)
-
-
-@pytest.fixture
-def world(db_url, tmp_path):
-    settings = replace(Settings(), db_url=db_url, maildir=tmp_path / "mail", listen_port=0)
-    db = make_engine(db_url)
-    ensure_schema(db)
-    yield db, settings
-    db.dispose()
 
 
 def state_of(db):
@@ -101,7 +87,7 @@ def test_the_moderator_runs_the_clock_by_mail_and_every_player_is_told_why(world
     ack = text_of(latest(settings.maildir, MODERATOR, "Orders received"))
     assert "STATUS: Setup, " in ack
     state = state_of(db)
-    assert state.filed.get("paused") is None and state.deadline == "2026-12-01 06:00 UTC"
+    assert state.table.get("paused") is None and state.deadline == "2026-12-01 06:00 UTC"
 
 
 def test_replace_hands_the_seat_to_a_new_player_and_the_old_reply_address_stops_working(world):

@@ -5,27 +5,15 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
-from dataclasses import replace
 
 import pytest
 
 from pbem.service.demo import reply_to_prompt, suggested_orders
 from pbem.service.games import create_game
 from pbem.service.server import utc_now
-from pbem.service.settings import Settings
-from pbem.store.database import ensure_schema, make_engine
 
 from .mailclient import latest, letters, send, text_of
 from .test_mail_loop import PLAYERS, current, email_of, run, started, state_of
-
-
-@pytest.fixture
-def world(db_url, tmp_path):
-    settings = replace(Settings(), db_url=db_url, maildir=tmp_path / "mail", listen_port=0)
-    db = make_engine(db_url)
-    ensure_schema(db)
-    yield db, settings
-    db.dispose()
 
 
 async def _setup_by_mail(office, db, settings) -> None:

@@ -22,9 +22,10 @@ class SetDeadline:
 
 @dataclass(frozen=True)
 class PassDeadline:
-    """The deadline passed (or the moderator forced it): defaults fill the gaps."""
+    """The deadline passed (or the moderator forced it, saying why): defaults fill the gaps."""
 
     by: str = "clock"
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -97,5 +98,56 @@ class NoteAbsence:
     reason: str = ""
 
 
-#: Any command: a phase's own, or the clock's above.
+
+
+@dataclass(frozen=True)
+class Kick:
+    """The moderator takes a player out: his nation plays by its defaults (``lift``: it is his again)."""
+
+    player_id: int
+    reason: str
+    lift: bool = False
+
+
+@dataclass(frozen=True)
+class AskToObserve:
+    """Someone asked to watch the game (OBSERVE); ``observer`` numbers him, the service keeps his address."""
+
+    observer: int
+    name: str
+
+
+@dataclass(frozen=True)
+class AdmitObserver:
+    """The moderator lets an observer who asked watch the game: he gets the public reports from now on."""
+
+    observer: int
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class DismissObserver:
+    """An observer stops watching (he asked, or the moderator ended it)."""
+
+    observer: int
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class QueueOrders:
+    """Orders a player sent before his turn in a step taken in turn; kept to be played when it comes."""
+
+    player_id: int
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TakeQueued:
+    """A player's turn came: his kept orders are taken up, to be played one by one as orders of his."""
+
+    player_id: int
+    lines: tuple[str, ...]
+
+
+#: Any command: a phase's own, or the clock's and the table's above.
 Command: TypeAlias = object

@@ -14,3 +14,11 @@ class Rejection(Exception):
 
     def __str__(self) -> str:
         return f"{self.message} ({self.cite})" if self.cite else self.message
+
+
+class NotYourTurn(Rejection):
+    """An order given before the player's turn in a step taken in turn (setup, movement, buying cards).
+
+    It may be legal when the turn comes, so the service keeps it to be played
+    then, rather than refusing it (DESIGN: orders sent early).
+    """

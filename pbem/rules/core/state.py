@@ -98,6 +98,9 @@ class GameState:
     phase_began: int = 1
     deadline: str | None = None
     filed: FrozenMap[str, tuple] = field(default_factory=FrozenMap)
+    #: What is recorded at the table beside the board (`pbem.rules.table`): a pause, time zones, seats
+    #: handed over or kicked, absences, observers, orders kept. Unlike ``filed`` it outlives the phase.
+    table: FrozenMap[str, tuple] = field(default_factory=FrozenMap)
     built_this_turn: tuple[str, ...] = ()
     #: Areas where a city changed owner this turn other than by being built (tax revolt,
     #: Treachery, Civil War, Monotheism): D-6 `1991` lets these be reduced with the new ones.

@@ -17,7 +17,7 @@ from pbem.rules.core.events import Event
 from pbem.rules.core.frozen import FrozenMap
 from pbem.rules.core.phase import PhaseRules
 from pbem.rules.core.prompt import Prompt
-from pbem.rules.core.rejection import Rejection
+from pbem.rules.core.rejection import NotYourTurn, Rejection
 from pbem.rules.core.state import GameState, NationState, Player
 from pbem.rules.ruleset.model import Ruleset
 from pbem.rules.ruleset.options import typed_options
@@ -228,7 +228,8 @@ def _require_turn(state: GameState, player_id: int) -> Player:
     player = current_player(state)
     if player is None or player.id != player_id:
         waiting = player.name if player else "nobody"
-        raise Rejection(f"it is not your turn to set up; waiting for {waiting}", "§15.4")
+        later = player is not None and any(p.id == player_id and not _placed(state, p) for p in state.players)
+        raise (NotYourTurn if later else Rejection)(f"it is not your turn to set up; waiting for {waiting}", "§15.4")
     return player
 
 

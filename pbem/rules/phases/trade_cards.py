@@ -39,7 +39,7 @@ from pbem.rules.core.events import Event
 from pbem.rules.core.frozen import FrozenMap
 from pbem.rules.core.phase import PhaseRules, acting_nation, phase_ended
 from pbem.rules.core.prompt import Prompt
-from pbem.rules.core.rejection import Rejection
+from pbem.rules.core.rejection import NotYourTurn, Rejection
 from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.model import money_type
 from pbem.rules.ruleset.options import options_of
@@ -265,7 +265,8 @@ def decide_buy(state: GameState, command: BuyTradeCards, by_default: bool = Fals
     who = current(state)
     if who != nation or _must_draw(state, nation):
         waiting = f"; it is {who}'s turn to draw or buy" if who else ""
-        raise Rejection(f"you may buy only straight after your own draw{waiting}", "§27.51")
+        later = who is not None and nation in draw_order(state) and (_must_draw(state, nation) or _may_buy(state, nation))
+        raise (NotYourTurn if later else Rejection)(f"you may buy only straight after your own draw{waiting}", "§27.51")
     money = options_of(state).no_trading
     most = most_affordable(state, nation)
     number = purchase_number(state, nation)

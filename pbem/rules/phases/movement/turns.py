@@ -12,7 +12,7 @@ from typing import Any
 
 from pbem.rules.board.ranking import census_order
 from pbem.rules.core.phase import acting_nation
-from pbem.rules.core.rejection import Rejection
+from pbem.rules.core.rejection import NotYourTurn, Rejection
 from pbem.rules.core.state import GameState
 from pbem.rules.phases.movement.routes import build_sites
 
@@ -149,10 +149,12 @@ def acting_in_step(state: GameState, player_id: int, step: str) -> str:
     if state.step != step:
         if step == SHIPS:
             raise Rejection("ship construction (step 3a) is over: every nation has built; tokens move now", "R-2.2")
-        raise Rejection("tokens move in step 3b, after every nation has finished with its ships (HALT)", "R-2.2")
+        raise NotYourTurn("tokens move in step 3b, after every nation has finished with its ships (HALT)", "R-2.2")
     current = current_nation(state)
     if current != nation:
-        raise Rejection(f"it is {current}'s turn; you act in census order ({', '.join(census_turns(state))})", "§23.21")
+        later = nation in asked_in_step(state, step) and nation not in done_in_step(state, step)
+        message = f"it is {current}'s turn; you act in census order ({', '.join(census_turns(state))})"
+        raise (NotYourTurn if later else Rejection)(message, "§23.21")
     return nation
 
 

@@ -1,0 +1,200 @@
+"""Through the running server by real mail: orders kept for one's turn, KICK, and observers."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime, timezone
+from email.message import EmailMessage
+from email.utils import make_msgid
+
+from pbem.rules import table
+from pbem.rules.engine import pending
+from pbem.service.demo import reply_to_prompt, suggested_orders
+from pbem.service.games import NewPlayer, create_game
+from pbem.service.projector import load_state
+from pbem.service.server import PostOffice
+from pbem.store.unit_of_work import UnitOfWork
+
+from .mailclient import latest, letters, send, subjects, text_of
+
+PLAYERS = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.net"), NewPlayer("Cy", "cy@example.com")]
+EMAIL = {p.name: p.email for p in PLAYERS}
+MODERATOR = "mod@example.org"
+T0 = datetime(2026, 11, 25, 8, 0, tzinfo=timezone.utc)
+
+
+def state_of(db):
+    with UnitOfWork(db) as uow:
+        return load_state(uow, "g1")
+
+
+def setup_order(db) -> list[str]:
+    state = state_of(db)
+    return [state.player(pid).name for pid in state.place_order]
+
+
+class Table:
+    """A running server with game g1 (moderated) and helpers to write to it as a mail client does."""
+
+    def __init__(self, db, settings):
+        self.db, self.settings = db, settings
+        self.office = PostOffice(db, settings, clock=lambda: T0, outbox_every=0.05, deadlines_every=3600)
+
+    async def __aenter__(self) -> "Table":
+        await self.office.start()
+        await asyncio.to_thread(create_game, self.db, self.settings, "g1", PLAYERS, seed="s1", moderator_email=MODERATOR, now=T0)
+        await self.office.idle()
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.office.stop()
+
+    async def reply(self, name: str, text: str, word: str = "new game") -> None:
+        """``name`` answers the newest letter of his with ``word`` in its subject."""
+        address = MODERATOR if name == "moderator" else EMAIL[name]
+        letter = latest(self.settings.maildir, address, word)
+        send(self.office.port, reply_to_prompt(letter, address, text), address, [str(letter["Reply-To"])])
+        await self.office.idle()
+
+    async def fresh(self, sender: str, text: str, name: str = "") -> None:
+        """A fresh mail (no reply) to the game's address."""
+        message = EmailMessage()
+        message["From"] = f"{name} <{sender}>" if name else sender
+        message["To"] = f"pbem+g1@{self.settings.domain}"
+        message["Subject"] = "watching"
+        message["Message-ID"] = make_msgid(domain="example.com")
+        message.set_content(text)
+        send(self.office.port, message, sender, [f"pbem+g1@{self.settings.domain}"])
+        await self.office.idle()
+
+
+def test_orders_sent_before_ones_turn_are_kept_and_played_when_it_comes(world):
+    db, settings = world
+
+    async def scenario():
+        async with Table(db, settings) as t:
+            first, second, third = setup_order(db)
+            await t.reply(third, "NATION Crete\nPLACE Knossos")  # two turns early
+            kept = text_of(latest(settings.maildir, EMAIL[third], "Orders received"))
+            assert "NATION Crete  (kept: played when your turn comes, if still legal)" in kept
+            assert "It is not your turn yet" in kept and "rejected" not in kept
+            await t.reply(second, "NATION Crete\nPLACE Phaestos")  # one turn early: his Crete will be taken first
+            await t.reply(first, "NATION Italy\nPLACE Etruria", "your orders")
+            return first, second, third
+
+    first, second, third = asyncio.run(scenario())
+    state = state_of(db)
+    nations = {p.name: p.nation for p in state.players}
+    assert nations[first] == "Italy" and nations[second] == "Crete"
+    assert state.area("Phaestos").tokens == {"Crete": 1}
+    # the third player's Crete was taken before his turn: refused, and he is prompted as usual
+    assert nations[third] is None and [p.player_id for p in pending(state).values()] == [state.player(state.place_order[2]).id]
+    played = text_of(latest(settings.maildir, EMAIL[second], "early orders"))
+    assert "played: NATION Crete" in played and "played: PLACE Phaestos" in played
+    refused = latest(settings.maildir, EMAIL[third], "early orders")
+    assert str(refused["Subject"]) == "[g1] Your early orders: some were refused"
+    assert "refused: NATION Crete: Crete is already taken" in text_of(refused) or "refused: NATION Crete" in text_of(refused)
+    assert "A prompt follows." in text_of(refused)
+    assert any("your orders" in s for s in subjects(settings.maildir, EMAIL[third])[-2:])
+    # the second player was never prompted: his kept orders answered his turn
+    assert not any("your orders" in s for s in subjects(settings.maildir, EMAIL[second]))
+    # what a player kept is his secret until played: the others' reports never show it
+    for name in (first, third):
+        assert all("NATION Crete; PLACE Phaestos" not in text_of(m) for m in letters(settings.maildir, EMAIL[name]))
+
+
+def test_the_moderator_kicks_a_player_whose_nation_then_plays_by_defaults_and_unkicks_him(world):
+    db, settings = world
+
+    async def scenario():
+        async with Table(db, settings) as t:
+            first, second, third = setup_order(db)
+            await t.reply("moderator", f"KICK {first} has not answered for a week", "You moderate")
+            state = state_of(db)
+            kicked = next(p for p in state.players if p.name == first)
+            assert kicked.nation == "Africa" and table.kicked(state) == {kicked.id: "has not answered for a week"}
+            assert [p.player_id for p in pending(state).values()] == [state.player(state.place_order[1]).id]
+            await t.reply(first, "PLACE Cyrenaica\nSTATUS")
+            refused = text_of(latest(settings.maildir, EMAIL[first], "Orders received"))
+            assert "the moderator took you out of this game (has not answered for a week)" in refused
+            assert "Played by its defaults: Africa" in refused  # STATUS still answered
+            await t.reply("moderator", f"UNKICK Africa {first} is back", "You moderate")
+            return first
+
+    first = asyncio.run(scenario())
+    assert table.kicked(state_of(db)) == {}
+    for name in EMAIL:
+        told = [text_of(m) for m in letters(settings.maildir, EMAIL[name]) if "From the moderator" in str(m["Subject"])]
+        # kicked before he chose: the seat, not yet a nation, plays by its defaults
+        assert any(f"The moderator took {first} out of the game: has not answered for a week. The seat plays" in t for t in told)
+        assert any(f"The moderator gave Africa back to {first}: {first} is back." in t for t in told)
+
+
+def test_someone_asks_to_observe_the_moderator_approves_and_he_gets_the_public_reports_until_unobserve(world):
+    db, settings = world
+
+    async def scenario():
+        async with Table(db, settings) as t:
+            first, second, third = setup_order(db)
+            await t.fresh("dora@example.com", "OBSERVE", name="Dora Watcher")
+            asked = latest(settings.maildir, MODERATOR, "asks to watch")
+            assert "Dora Watcher <dora@example.com> asks to watch the game as observer" in text_of(asked)
+            number = table.observers(state_of(db), "asked")
+            ((observer, _),) = number.items()
+            assert "waits for the moderator" not in text_of(latest(settings.maildir, "dora@example.com", "asked to watch"))
+            await t.fresh("dora@example.com", "OBSERVE please")  # asking twice changes nothing
+            assert "your request waits for the moderator" in text_of(latest(settings.maildir, "dora@example.com", "asked"))
+            await t.fresh(EMAIL[first], "OBSERVE")  # a player needs no observing
+            await t.fresh("eve@example.com", "OBSERVE", name="Eve")
+            asked_eve = latest(settings.maildir, MODERATOR, "Eve asks to watch")
+            eve = int(text_of(asked_eve).split("observer ")[1].split(".")[0])
+            send(t.office.port, reply_to_prompt(asked_eve, MODERATOR, f"APPROVE {observer}\nDENY {eve} a private game"),
+                 MODERATOR, [str(asked_eve["Reply-To"])])
+            await t.office.idle()
+            welcome = latest(settings.maildir, "dora@example.com", "You watch")
+            # setup ends: a report goes to the players and to Dora, as the public sees it
+            for name in (first, second, third):
+                prompt = latest(settings.maildir, EMAIL[name], "your orders")
+                await t.reply(name, suggested_orders(text_of(prompt)), "your orders")
+                if not state_of(db).player(next(p.id for p in state_of(db).players if p.name == name)).nation:
+                    prompt = latest(settings.maildir, EMAIL[name], "your orders")
+                    await t.reply(name, suggested_orders(text_of(prompt)), "your orders")
+            report = latest(settings.maildir, "dora@example.com", "Report")
+            send(t.office.port, reply_to_prompt(report, "dora@example.com", "UNOBSERVE"), "dora@example.com",
+                 [str(report["Reply-To"] or f"pbem+g1@{settings.domain}")])
+            await t.office.idle()
+            return welcome, report
+
+    welcome, report = asyncio.run(scenario())
+    assert "To stop, send UNOBSERVE" in text_of(welcome)
+    assert "Dora Watcher (observer)" in text_of(report)
+    assert "Hand" not in text_of(report) and "SECRET" not in text_of(report)
+    assert str(latest(settings.maildir, "dora@example.com", "do not watch")["Subject"]) == "[g1] You do not watch g1"
+    assert "a private game" in text_of(latest(settings.maildir, "eve@example.com", "do not watch"))
+    assert "[g1] You play in this game" in subjects(settings.maildir, EMAIL[setup_order(db)[0]])
+    state = state_of(db)
+    assert table.observers(state) == {} and table.observers(state, "asked") == {}
+    told = [text_of(m) for m in letters(settings.maildir, EMAIL["Ann"]) if "From the moderator" in str(m["Subject"])]
+    assert any("Dora Watcher watches the game from now on" in t for t in told)
+    assert not any("Eve" in t for t in told)
+
+
+def test_the_moderator_orders_for_a_player_and_ends_a_step_and_the_player_hears_both(world):
+    db, settings = world
+
+    async def scenario():
+        async with Table(db, settings) as t:
+            first, second, _ = setup_order(db)
+            await t.reply("moderator", f"FOR {first}: NATION Thrace\nDEADLINE the group agreed to start tonight", "You moderate")
+            return first, second
+
+    first, second = asyncio.run(scenario())
+    state = state_of(db)
+    player = next(p for p in state.players if p.name == first)
+    assert player.nation == "Thrace" and any(a.tokens.get("Thrace") for a in state.areas.values())
+    assert [state.player(p.player_id).name for p in pending(state).values()] == [second]
+    told = [text_of(m) for m in letters(settings.maildir, EMAIL[first]) if "From the moderator" in str(m["Subject"])]
+    assert any("The moderator gave this order for you: NATION Thrace" in t for t in told)
+    assert any("The moderator ended this step now: the group agreed to start tonight." in t and "by its default" in t
+               for t in told)
+    assert not any("ended this step" in text_of(m) for m in letters(settings.maildir, EMAIL[second]))
