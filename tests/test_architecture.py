@@ -23,13 +23,18 @@ MAX_LINES = 600
 
 #: Which top-level packages of pbem each package may import (DESIGN.md §2).
 PACKAGES: dict[str, set[str]] = {
+    "pbem.shipped": set(),
     "pbem.rules": set(),
+    "pbem.picture": {"pbem.rules"},
     "pbem.orders": {"pbem.rules"},
-    "pbem.store": {"pbem.rules"},
-    "pbem.mail": {"pbem.rules", "pbem.orders"},
+    "pbem.store": {"pbem.rules", "pbem.shipped"},
+    "pbem.mail": {"pbem.rules", "pbem.orders", "pbem.shipped"},
     "pbem.audit": {"pbem.rules", "pbem.store"},
-    "pbem.service": {"pbem.rules", "pbem.orders", "pbem.store", "pbem.mail", "pbem.audit"},
-    "pbem.cli": {"pbem.rules", "pbem.orders", "pbem.store", "pbem.mail", "pbem.audit", "pbem.service"},
+    "pbem.service": {"pbem.rules", "pbem.orders", "pbem.store", "pbem.mail", "pbem.audit", "pbem.picture"},
+    "pbem.cli": {
+        "pbem.rules", "pbem.orders", "pbem.store", "pbem.mail", "pbem.audit", "pbem.service", "pbem.picture", "pbem.config",
+    },
+    "pbem.config": {"pbem.service"},
 }
 
 #: The layers inside pbem.rules, bottom first: a module imports only its own layer or lower ones.

@@ -20,6 +20,7 @@ from pathlib import Path
 import jinja2
 
 from pbem.mail.order_text import ORDERS_BEGIN, ORDERS_END
+from pbem.shipped import shipped
 
 __all__ = [
     "MAIL_KINDS",
@@ -35,8 +36,8 @@ _KIND_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
 def default_templates_dir() -> Path:
-    """The repository's top-level `templates/` (beside the `pbem` package)."""
-    return Path(__file__).resolve().parent.parent.parent / "templates"
+    """The repository's top-level `templates/` (beside the `pbem` package), or an installed wheel's copy."""
+    return shipped("templates")
 
 
 @dataclass(frozen=True)

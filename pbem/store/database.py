@@ -11,21 +11,20 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
+
+from pbem.shipped import shipped
 
 ENV_URL = "PBEM_DATABASE_URL"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 # pg_advisory_xact_lock key held while migrating (any fixed 64-bit number).
 _MIGRATION_LOCK_KEY = 0x7062656D_6D696772  # "pbemmigr"
 
-# pbem/store/database.py -> pbem/store -> pbem -> the repository root, which
-# holds alembic.ini and migrations/.
-REPO_ROOT = Path(__file__).resolve().parent.parent.parent
-ALEMBIC_INI = REPO_ROOT / "alembic.ini"
-MIGRATIONS_DIR = REPO_ROOT / "migrations"
+# The repository's alembic.ini and migrations/, or the copies an installed wheel carries.
+ALEMBIC_INI = shipped("alembic.ini")
+MIGRATIONS_DIR = shipped("migrations")
 
 
 def default_url() -> str:
