@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import secrets as secrets_module
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from dataclasses import replace as dataclass_replace
@@ -230,6 +231,7 @@ def take_orders(
     in_reply_to: str | None = None,
     origin: str = "",
     quoted_orders: Sequence[str] = (),
+    ack_key: str | None = None,
 ) -> Receipt:
     """Parse and decide every order of one message; record, acknowledge and prompt.
 
@@ -341,7 +343,7 @@ def take_orders(
         ignored=receipt.ignored,
         origin=origin,
         nothing_found=receipt.nothing_found,
-        key=message_id,
+        key=message_id or ack_key,
         answers_only=bool(queries) and not receipt.accepted and not receipt.errors,
     )
     if batch.events:
@@ -435,7 +437,8 @@ def submit(db: Engine, settings: Settings, game_id: str, who: str, text: str, *,
         if uow.games.get(game_id) is None:
             raise GameError(f"there is no game called {game_id!r}")
         actor = resolve_actor(uow, game_id, who)
-        receipt = take_orders(uow, settings, game_id, actor, text, now=now, source="cli")
+        # each submission is acknowledged on its own, even one that records nothing at the same version
+        receipt = take_orders(uow, settings, game_id, actor, text, now=now, source="cli", ack_key=f"cli:{uuid.uuid4().hex}")
         sync_nations(uow, game_id)
         return receipt
 

@@ -17,6 +17,7 @@ import email.policy
 import hashlib
 import hmac
 import re
+import time
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -36,6 +37,7 @@ from pbem.rules.table import seat_generation
 from pbem.store.inbox import message_key
 from pbem.store.unit_of_work import UnitOfWork
 
+from . import telemetry
 from .batch import GameError, letters_for, retrying, sync_nations
 from .bounces import record_bounce
 from .games import take_orders
@@ -305,8 +307,18 @@ def _refuse_unreadable(uow: UnitOfWork, settings: Settings, row, reason: str, no
 
 
 def process(db: Engine, settings: Settings, inbox_id: int, now: datetime) -> Outcome:
-    """Handle one stored message exactly once; the inbox row is marked in the same transaction."""
+    """Handle one stored message exactly once (the inbox row is marked in the same transaction); log one line."""
+    started = time.perf_counter()
+    outcome = _process(db, settings, inbox_id, now)
+    if outcome.status != "skipped":
+        with UnitOfWork(db) as uow:
+            row = uow.inbox.get(inbox_id)
+        message_id = row.message_id if row is not None else str(inbox_id)
+        telemetry.mail_in(message_id, outcome.game, outcome.status, outcome.detail, (time.perf_counter() - started) * 1000)
+    return outcome
 
+
+def _process(db: Engine, settings: Settings, inbox_id: int, now: datetime) -> Outcome:
     with UnitOfWork(db) as uow:
         first = uow.inbox.get(inbox_id)
     if first is None or first.status != "received":
@@ -326,9 +338,10 @@ def process(db: Engine, settings: Settings, inbox_id: int, now: datetime) -> Out
 
     try:
         return retrying(db, work)
-    except Exception as exc:  # keep the message; record why, so an operator can retry it
+    except Exception as exc:  # keep the message; record why, so an operator can retry it (pbem queue)
         with UnitOfWork(db) as uow:
             uow.inbox.mark(inbox_id, "failed", error=f"{type(exc).__name__}: {exc}", now=now)
+        telemetry.mail_in(str(inbox_id), None, "failed", f"{type(exc).__name__}: {exc}", 0)
         raise
 
 

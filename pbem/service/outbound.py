@@ -8,6 +8,7 @@ clients collapse); an SMTP outage only delays it.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
@@ -17,6 +18,8 @@ from pbem.mail.outbound import DeliveryError, Transport
 from pbem.mail.tokens import bounce_address
 from pbem.store.unit_of_work import UnitOfWork
 
+from . import telemetry
+
 #: Waits after the 1st, 2nd, ... failed attempt; the last one repeats.
 BACKOFF = (timedelta(minutes=1), timedelta(minutes=5), timedelta(minutes=30), timedelta(hours=2), timedelta(hours=6))
 GIVE_UP_AFTER = 20
@@ -24,7 +27,10 @@ GIVE_UP_AFTER = 20
 
 def _due(db: Engine, now: datetime, limit: int) -> list:
     with UnitOfWork(db) as uow:
-        return [(row.id, row.recipient, bytes(row.raw), row.attempts) for row in uow.outbox.due(now, limit)]
+        return [
+            (row.id, row.recipient, bytes(row.raw), row.attempts, row.message_id, row.game_id)
+            for row in uow.outbox.due(now, limit)
+        ]
 
 
 def _mark(db: Engine, outbox_id: int, now: datetime, error: str | None, attempts: int, temporary: bool) -> None:
@@ -52,15 +58,41 @@ async def flush_outbox(db: Engine, transport: Transport, sender: str, clock: Cal
     """
     rows = await asyncio.to_thread(_due, db, clock(), limit)
     sent = 0
-    for outbox_id, recipient, raw, attempts in rows:
+    for outbox_id, recipient, raw, attempts, message_id, game_id in rows:
+        started = time.perf_counter()
         try:
             await transport.deliver(envelope_sender(sender, outbox_id), [recipient], raw)
         except DeliveryError as exc:
             await asyncio.to_thread(_mark, db, outbox_id, clock(), str(exc), attempts, exc.temporary)
+            outcome = "retry" if exc.temporary and attempts + 1 < GIVE_UP_AFTER else "gave-up"
+            telemetry.mail_out(outbox_id, message_id, game_id, recipient, outcome, _ms(started), str(exc))
             continue
         except (OSError, asyncio.TimeoutError) as exc:
             await asyncio.to_thread(_mark, db, outbox_id, clock(), f"{type(exc).__name__}: {exc}", attempts, True)
+            telemetry.mail_out(outbox_id, message_id, game_id, recipient, "retry", _ms(started), f"{type(exc).__name__}: {exc}")
             continue
         await asyncio.to_thread(_mark, db, outbox_id, clock(), None, attempts, True)
+        telemetry.mail_out(outbox_id, message_id, game_id, recipient, "sent", _ms(started))
         sent += 1
     return sent
+
+
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
+
+
+async def flush_all(db: Engine, transport: Transport, sender: str, clock: Callable[[], datetime], batch: int = 50) -> int:
+    """Send everything due now, batch after batch, until nothing due is left; a letter that fails waits for its
+    next attempt, so this ends. Returns how many letters were delivered."""
+    sent = 0
+    while True:
+        with UnitOfWork(db) as uow:
+            due = len(uow.outbox.due(clock(), batch))
+        if not due:
+            return sent
+        delivered = await flush_outbox(db, transport, sender, clock, batch)
+        sent += delivered
+        if delivered < due and delivered == 0:
+            with UnitOfWork(db) as uow:  # none went, none were pushed back: the transport refuses them all
+                if len(uow.outbox.due(clock(), batch)) >= due:
+                    return sent

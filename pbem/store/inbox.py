@@ -85,6 +85,11 @@ class Inbox:
             query = query.with_for_update(skip_locked=True)
         return list(self.conn.execute(query))
 
+    def waiting(self, limit: int = 200) -> list[Row]:
+        """Messages that failed or still wait to be handled, oldest first: what `pbem queue` lists."""
+        query = select(inbox).where(inbox.c.status.in_(("received", "failed"))).order_by(inbox.c.id).limit(limit)
+        return list(self.conn.execute(query))
+
     def mark(
         self,
         id: int,  # noqa: A002

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Connection, Row, func, select
+from sqlalchemy import Connection, Row, func, or_, select
 
 from pbem.store.schema import outbox
+
+#: How a letter the operator dropped (`pbem queue drop`) is marked in ``last_error``.
+DROPPED = "dropped by the operator"
 
 
 class Outbox:
@@ -94,6 +97,25 @@ class Outbox:
         if game_id is not None:
             query = query.where(outbox.c.game_id == game_id)
         return [row for row in self.conn.execute(query)]
+
+    def undelivered(self, limit: int = 200) -> list[Row]:
+        """Letters not yet delivered and not dropped, oldest first: what `pbem queue` lists."""
+        query = (
+            select(outbox)
+            .where(outbox.c.sent_at.is_(None))
+            .where(or_(outbox.c.last_error.is_(None), ~outbox.c.last_error.startswith(DROPPED)))
+            .order_by(outbox.c.id)
+            .limit(limit)
+        )
+        return list(self.conn.execute(query))
+
+    def retry_now(self, id: int, now: datetime) -> None:  # noqa: A002
+        """Try an undelivered letter again at the next flush (also one the sender gave up on)."""
+        self._update(id, next_attempt_at=now)
+
+    def drop(self, id: int, now: datetime) -> None:  # noqa: A002
+        """Never deliver this letter: it stays on record, marked as dropped by the operator."""
+        self._update(id, last_error=f"{DROPPED} at {now:%Y-%m-%d %H:%M} UTC", next_attempt_at=now.replace(year=9999))
 
     def _update(self, id: int, **values) -> None:  # noqa: A002
         result = self.conn.execute(

@@ -1,0 +1,200 @@
+"""Commands about games: create and list them, give orders, read their state and log, verify, end a step."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from pbem.store.unit_of_work import UnitOfWork
+
+from .context import Context, fail, now, pass_ctx
+
+
+@click.group()
+def game() -> None:
+    """Create and list games."""
+
+
+@game.command("create")
+@click.argument("game_id")
+@click.option("--player", "players", multiple=True, required=True, help="NAME:EMAIL[:NATION], once per player.")
+@click.option("--option", "options", multiple=True, help="KEY=VALUE game option (see docs/cli.md).")
+@click.option("--seed", default=None, help="The secret seed (default: 256 random bits).")
+@click.option("--moderator", default=None, help="The moderator's email address.")
+@pass_ctx
+def game_create(ctx: Context, game_id: str, players: tuple[str, ...], options: tuple[str, ...], seed: str | None, moderator: str | None) -> None:
+    """Create GAME and mail every player the start letter and the first prompt."""
+    from pbem.service.games import GameError, create_game, parse_player
+
+    try:
+        parsed = [parse_player(p) for p in players]
+        opts = {}
+        for item in options:
+            if "=" not in item:
+                raise GameError(f"an option is KEY=VALUE, not {item!r}")
+            key, value = item.split("=", 1)
+            opts[key.strip()] = value.strip()
+        state = create_game(ctx.db, ctx.settings, game_id, parsed, options=opts, seed=seed, moderator_email=moderator, now=now())
+    except GameError as exc:
+        fail(str(exc))
+    click.echo(f"created game {state.game_id} (version {state.version}); seed commitment {state.seed_commitment}")
+    order = ", ".join(state.player(pid).name for pid in state.place_order)
+    click.echo(f"place-card order: {order}")
+
+
+@game.command("list")
+@pass_ctx
+def game_list(ctx: Context) -> None:
+    """List the games in the database."""
+    with UnitOfWork(ctx.db) as uow:
+        for row in uow.games.list():
+            version, _ = uow.events.head(row.game_id)
+            click.echo(f"{row.game_id}\t{row.status}\tversion {version}")
+
+
+@click.command()
+@click.argument("game_id")
+@click.option("--as", "who", required=True, help="NATION, player name, or moderator.")
+@pass_ctx
+def submit(ctx: Context, game_id: str, who: str) -> None:
+    """Read orders on stdin, handle them as an authenticated email, print the acknowledgement."""
+    from pbem.service.games import GameError
+    from pbem.service.games import submit as submit_orders
+
+    data = sys.stdin.buffer.read(ctx.settings.max_message_bytes + 1)
+    if len(data) > ctx.settings.max_message_bytes:
+        fail(f"the orders are larger than {ctx.settings.max_message_bytes} bytes, the limit of one message; nothing was recorded")
+    text = data.decode("utf-8", errors="replace")
+    try:
+        receipt = submit_orders(ctx.db, ctx.settings, game_id, who, text, now=now())
+    except GameError as exc:
+        fail(str(exc))
+    click.echo(receipt.text())
+    sys.exit(0 if receipt.ok else 1)
+
+
+def _state_at(ctx: Context, game_id: str, at: int | None):
+    from pbem.service.projector import load_state
+
+    with UnitOfWork(ctx.db) as uow:
+        if uow.games.get(game_id) is None:
+            fail(f"there is no game called {game_id!r}")
+        version, _ = uow.events.head(game_id)
+        if at is not None and not 1 <= at <= version:
+            fail(f"--at {at} is outside the log of {game_id}: versions 1 to {version}")
+        return load_state(uow, game_id, upto=at)
+
+
+@click.command()
+@click.argument("game_id")
+@click.option("--as", "viewer", default="observer", help="player:NATION (or NATION), observer, moderator, auditor.")
+@click.option("--at", "at", type=int, default=None, help="Show the game as it was at this version.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (see docs/state.md).")
+@pass_ctx
+def state(ctx: Context, game_id: str, viewer: str, at: int | None, as_json: bool) -> None:
+    """Show a game as VIEWER sees it, now or at a past version."""
+    from pbem.rules.view import view
+
+    current = _state_at(ctx, game_id, at)
+    try:
+        data = view(current, viewer)
+    except ValueError as exc:
+        fail(str(exc))
+    if as_json:
+        click.echo(json.dumps(data, indent=2, sort_keys=True))
+        return
+    click.echo(f"{data['game']}  version {data['version']}  turn {data['turn']}  phase {data['phase']}")
+    for who, p in data["pending"].items():
+        click.echo(f"  waiting for {who}: {p['question']}")
+    small = "Small Cities" in data.get("variants", [])
+    for name, n in data["nations"].items():
+        towns = f"  towns {n['towns_on_board']:>2}" if small else ""
+        click.echo(f"  {name:<8} {n['player']:<12} stock {n['stock']:>2}  treasury {n['treasury']:>2}  tokens {n['tokens_on_board']:>2}{towns}  cities {n['cities_on_board']}")
+    if viewer in ("moderator", "auditor") and at is None:
+        _show_bounces(ctx, game_id, current)
+    for name, a in data["areas"].items():
+        if a["tokens"] or a["city"] or a.get("towns"):
+            units = [f"{k} {v}" for k, v in a["tokens"].items()] + [f"{k} {v} towns" for k, v in a.get("towns", {}).items()]
+            click.echo(f"  {name}: {', '.join(units)}" + (f"; city of {a['city']}" if a["city"] else ""))
+
+
+def _show_bounces(ctx: Context, game_id: str, current) -> None:
+    """The moderator's view of whose mail bounces (the players' views never show addresses)."""
+    from pbem.service.bounces import bounce_counts
+
+    with UnitOfWork(ctx.db) as uow:
+        counts = bounce_counts(uow, game_id)
+    for player_id, bounces in sorted(counts.items()):
+        last = bounces[-1]
+        why = " ".join(x for x in (last.get("status", ""), last.get("reason", "")) if x)
+        click.echo(
+            f"  mail: {current.player(player_id).name}: {len(bounces)} letter{'s' if len(bounces) != 1 else ''} bounced"
+            f", last {last['at'][:16].replace('T', ' ')}" + (f" ({why})" if why else "")
+        )
+
+
+@click.command()
+@click.argument("game_id")
+@click.option("--as", "viewer", default="observer", help="player:NATION, observer, moderator, auditor.")
+@click.option("--json", "as_json", is_flag=True)
+@pass_ctx
+def log(ctx: Context, game_id: str, viewer: str, as_json: bool) -> None:
+    """The game's history as VIEWER may read it, with the rule clauses applied."""
+    from pbem.audit.history import history
+
+    with UnitOfWork(ctx.db) as uow:
+        if uow.games.get(game_id) is None:
+            fail(f"there is no game called {game_id!r}")
+        recorded = uow.events.read(game_id)
+    try:
+        entries = history(game_id, recorded, viewer)
+    except ValueError as exc:
+        fail(str(exc))
+    if as_json:
+        click.echo(json.dumps(entries, indent=2))
+        return
+    for e in entries:
+        cites = f"  [{', '.join(e['cites'])}]" if e["cites"] else ""
+        click.echo(f"{e['version']:>5}  {e['text']}{cites}")
+
+
+@click.command()
+@click.argument("game_id")
+@pass_ctx
+def verify(ctx: Context, game_id: str) -> None:
+    """Recompute the hash chain and re-derive every outcome from the recorded inputs."""
+    from pbem.audit.rederive import rederive
+    from pbem.rules.core.events import Event
+    from pbem.store.verify import verify_chain
+
+    with UnitOfWork(ctx.db) as uow:
+        game = uow.games.get(game_id)
+        if game is None:
+            fail(f"there is no game called {game_id!r}")
+        recorded = uow.events.read(game_id)
+    chain = verify_chain(recorded)
+    if not chain.ok:
+        click.echo(f"hash chain BROKEN at version {chain.first_broken}: {chain.reason}")
+        sys.exit(1)
+    click.echo(f"hash chain ok: {chain.checked} events, head {chain.head}")
+    result = rederive(game_id, [Event.from_payload(r.type, r.payload) for r in recorded], game.secret_seed)
+    if not result.ok:
+        click.echo(f"re-derivation FAILED at version {result.first_difference}: {result.reason}")
+        sys.exit(1)
+    click.echo(f"re-derivation ok: {result.batches} inputs, {result.events} events match the engine")
+
+
+@click.command()
+@click.argument("game_id")
+@pass_ctx
+def deadline(ctx: Context, game_id: str) -> None:
+    """Moderator: end the current step of GAME now, applying the default for missing orders."""
+    from pbem.service.deadlines import pass_deadlines
+
+    with UnitOfWork(ctx.db) as uow:
+        if uow.games.get(game_id) is None:
+            fail(f"there is no game called {game_id!r}")
+    moved = pass_deadlines(ctx.db, ctx.settings, now=now(), force_game=game_id)
+    click.echo("defaults applied" if moved else "nothing is pending")

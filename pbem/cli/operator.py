@@ -1,0 +1,145 @@
+"""Commands an operator runs: the server, mail in by pipe, the outbox, the clock, the queue, the settings."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import click
+
+from .context import Context, fail, now, pass_ctx, transport
+
+
+@click.command()
+@click.option("--from", "mail_from", default=None, help="Envelope sender (as the MTA passes it; empty for the null return path of a bounce).")
+@click.option("--to", "rcpt", multiple=True, help="Envelope recipient(s).")
+@pass_ctx
+def ingest(ctx: Context, mail_from: str, rcpt: tuple[str, ...]) -> None:
+    """Take one RFC 5322 message on stdin (an MTA pipe transport) and handle it as the server would."""
+    from pbem.service.inbound import ingest as ingest_mail
+
+    raw = sys.stdin.buffer.read()
+    envelope_from = "" if mail_from is None else (mail_from.strip() or "<>")
+    outcome = ingest_mail(ctx.db, ctx.settings, raw, envelope_from, list(rcpt), now())
+    click.echo(f"{outcome.status}: {outcome.detail}")
+
+
+def _listen(text: str) -> tuple[str, int]:
+    """HOST:PORT (or :PORT, or PORT) for `serve --listen`, checked: a port is 0 to 65535."""
+    host, _, port = text.rpartition(":")
+    if not port.isdigit() or not 0 <= int(port) <= 65535:
+        fail(f"--listen takes HOST:PORT with a port from 0 to 65535, not {text!r}")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+@click.command()
+@click.option("--listen", default=None, help="HOST:PORT for inbound mail (default 127.0.0.1:8025).")
+@click.option("--lmtp", is_flag=True, help="Speak LMTP instead of SMTP (behind Postfix).")
+@click.option("--relay", default=None, help="smtp://host:port or smtp+starttls://user:pass@host:587 for outgoing mail.")
+@click.option("--maildir", default=None, type=click.Path(path_type=Path), help="Deliver outgoing mail here when no relay is set.")
+@pass_ctx
+def serve(ctx: Context, listen: str | None, lmtp: bool, relay: str | None, maildir: Path | None) -> None:
+    """Run the inbound mail server, the outbox sender and the deadline clock."""
+    from dataclasses import replace
+
+    from pbem.service.server import serve_forever
+    from pbem.service.settings import load_settings
+    from pbem.service.telemetry import log_to_journal_or_stderr
+
+    overrides: dict[str, object] = {"relay_url": relay, "maildir": maildir, "protocol": "lmtp" if lmtp else None}
+    if listen:
+        overrides["listen_host"], overrides["listen_port"] = _listen(listen)
+    settings = replace(ctx.settings, **{k: v for k, v in overrides.items() if v is not None and k != "relay_url"})
+    if relay is not None:
+        settings = replace(settings, relay_url=load_settings(None, {}, {"relay_url": relay})[0].relay_url)
+    transport(ctx)  # a relay URL it cannot use, or a Maildir it cannot make, fails now, before listening
+    log_to_journal_or_stderr()
+    try:
+        asyncio.run(serve_forever(ctx.db, settings))
+    except KeyboardInterrupt:
+        pass
+
+
+@click.command("flush")
+@pass_ctx
+def flush(ctx: Context) -> None:
+    """Deliver every letter now due in the outbox (for cron set-ups without `serve`); a letter that fails waits."""
+    from pbem.service.outbound import flush_all
+
+    sent = asyncio.run(flush_all(ctx.db, transport(ctx), ctx.settings.sender, now))
+    click.echo(f"delivered {sent} letters")
+
+
+@click.command()
+@pass_ctx
+def tick(ctx: Context) -> None:
+    """Apply defaults where deadlines have passed, queue due reminders, then deliver the outbox (for cron)."""
+    from pbem.service.deadlines import pass_deadlines
+    from pbem.service.outbound import flush_all
+    from pbem.service.reminders import send_reminders
+
+    moved = pass_deadlines(ctx.db, ctx.settings, now=now())
+    reminded = send_reminders(ctx.db, ctx.settings, now=now())
+    sent = asyncio.run(flush_all(ctx.db, transport(ctx), ctx.settings.sender, now))
+    click.echo(f"deadlines passed in {len(moved)} games; {reminded} reminders; delivered {sent} letters")
+
+
+@click.group(invoke_without_command=True)
+@click.pass_context
+def queue(click_ctx: click.Context) -> None:
+    """Mail that waits: inbound messages that failed or wait, letters not yet delivered (retry or drop one)."""
+    if click_ctx.invoked_subcommand is None:
+        from pbem.service.queue import waiting
+
+        rows = waiting(click_ctx.obj.db)
+        for row in rows:
+            click.echo(row.line())
+        click.echo(f"{len(rows)} waiting" if rows else "nothing waits")
+
+
+@queue.command("retry")
+@click.argument("keys", nargs=-1, required=True)
+@pass_ctx
+def queue_retry(ctx: Context, keys: tuple[str, ...]) -> None:
+    """Handle in:<id> again, or send out:<id> at the next flush."""
+    from pbem.service.queue import retry
+
+    for key in keys:
+        click.echo(retry(ctx.db, ctx.settings, key, now()))
+
+
+@queue.command("drop")
+@click.argument("keys", nargs=-1, required=True)
+@pass_ctx
+def queue_drop(ctx: Context, keys: tuple[str, ...]) -> None:
+    """Never handle in:<id>, never send out:<id> (both stay on record)."""
+    from pbem.service.queue import drop
+
+    for key in keys:
+        click.echo(drop(ctx.db, key, now()))
+
+
+@click.group()
+def config() -> None:
+    """The settings: what is in force, and a documented pbem.toml."""
+
+
+@config.command("check")
+@pass_ctx
+def config_check(ctx: Context) -> None:
+    """Print every setting in force, where it came from, passwords masked; open the database to prove it works."""
+    from pbem.service.settings import describe
+
+    for line in describe(ctx.settings, ctx.sources):
+        click.echo(line)
+    ctx.db  # noqa: B018 - opening it (and upgrading the schema) is the check
+    click.echo("database: ok")
+
+
+@config.command("example")
+def config_example() -> None:
+    """Print a pbem.toml with every setting, its default and what it means."""
+    from pbem.service.settings import example
+
+    click.echo(example(), nl=False)

@@ -1,0 +1,81 @@
+"""Commands to try the game without players: a demo by mail, bot games, the rules data."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from .context import fail
+
+
+@click.command()
+@click.option("--out", default="demo-out", type=click.Path(path_type=Path), help="Folder for the demo's database and mailboxes.")
+@click.option("--players", default=3, type=int)
+@click.option("--turns", default=0, type=int, help="Play this many turns after setup (0: setup only).")
+@click.option("--bots", default="suggested", type=click.Choice(["suggested", "random", "greedy", "planner"]),
+              help="How the players write their replies: the prompt's suggested orders unchanged, or a bot's choice.")
+@click.option("--option", "options", multiple=True, help="KEY=VALUE game option (e.g. last-turn=8).")
+@click.option("--seed", default="demo-seed", help="The game's secret seed; the bots' choices derive from it too.")
+def demo(out: Path, players: int, turns: int, bots: str, options: tuple[str, ...], seed: str) -> None:
+    """Play a game by mail through real SMTP on loopback and show each player's mail."""
+    from pbem.service.demo import run_demo
+    from pbem.service.games import GameError
+
+    opts = dict(item.split("=", 1) for item in options if "=" in item)
+    try:
+        code = asyncio.run(run_demo(out, players, turns, echo=click.echo, bots=bots, options=opts, seed=seed))
+    except GameError as exc:
+        fail(str(exc))
+    sys.exit(code)
+
+
+@click.command()
+@click.option("--players", default=3, type=int, help="How many bot players (2-8).")
+@click.option("--turns", default=1, type=int, help="How many turns to play at most.")
+@click.option("--seed", default="1", help="The game's secret seed; the bots' choices derive from it too.")
+@click.option("--option", "options", multiple=True, help="KEY=VALUE game option.")
+@click.option("--miss", default=0.1, type=float, help="Chance that a bot misses a deadline (defaults apply).")
+@click.option("--strategy", default="random", type=click.Choice(["random", "greedy", "planner"]), help="How bots choose among legal orders.")
+@click.option("--json", "as_json", is_flag=True)
+def simulate(players: int, turns: int, seed: str, options: tuple[str, ...], miss: float, strategy: str, as_json: bool) -> None:
+    """Play a game with bots choosing random legal orders, through the same service layer as email."""
+    from pbem.service.games import GameError
+    from pbem.service.simulate import simulate as run
+
+    opts = dict(item.split("=", 1) for item in options if "=" in item)
+    try:
+        summary = run(players, turns, seed, options=opts, miss=miss, strategy=strategy)
+    except GameError as exc:
+        fail(str(exc))
+    if as_json:
+        click.echo(json.dumps(summary.as_json(), indent=2))
+    else:
+        click.echo(
+            f"{summary.game}: {summary.turns_played} turns, {summary.events_appended} events, "
+            f"{summary.orders_sent} orders, {summary.deadlines_missed} missed deadlines, "
+            f"{summary.invariant_checks} invariant checks" + (f"; waiting at {summary.stopped_at}" if summary.stopped_at else "")
+        )
+        for problem in summary.problems:
+            click.echo(f"  PROBLEM: {problem}")
+    sys.exit(1 if summary.problems else 0)
+
+
+@click.command()
+@click.argument("topic", type=click.Choice(
+    ["areas", "area", "cards", "card", "calamities", "calamity", "stacks", "stack", "ast", "options", "option", "money"]))
+@click.argument("name", required=False)
+@click.option("--option", "options", multiple=True, help="KEY=VALUE board option (e.g. ruleset-data=PATH).")
+def rules(topic: str, name: str | None, options: tuple[str, ...]) -> None:
+    """Print the rules data: areas, cards, calamities, stacks, ast, options, money [NAME]."""
+    from pbem.rules.ruleset.reference import describe
+    from pbem.rules.ruleset.rulebook import ruleset_for_options
+
+    opts = dict(item.split("=", 1) for item in options if "=" in item)
+    try:
+        click.echo(describe(ruleset_for_options(opts), topic, name))
+    except LookupError as exc:
+        fail(str(exc).strip("'\""))
