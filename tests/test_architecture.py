@@ -32,9 +32,8 @@ PACKAGES: dict[str, set[str]] = {
     "pbem.audit": {"pbem.rules", "pbem.store"},
     "pbem.service": {"pbem.rules", "pbem.orders", "pbem.store", "pbem.mail", "pbem.audit", "pbem.picture"},
     "pbem.cli": {
-        "pbem.rules", "pbem.orders", "pbem.store", "pbem.mail", "pbem.audit", "pbem.service", "pbem.picture", "pbem.config",
+        "pbem.rules", "pbem.orders", "pbem.store", "pbem.mail", "pbem.audit", "pbem.service", "pbem.picture",
     },
-    "pbem.config": {"pbem.service"},
 }
 
 #: The layers inside pbem.rules, bottom first: a module imports only its own layer or lower ones.

@@ -188,13 +188,14 @@ def verify(ctx: Context, game_id: str) -> None:
 
 @click.command()
 @click.argument("game_id")
+@click.option("--reason", default="", help="Told to each player whose orders are played by default.")
 @pass_ctx
-def deadline(ctx: Context, game_id: str) -> None:
-    """Moderator: end the current step of GAME now, applying the default for missing orders."""
-    from pbem.service.deadlines import pass_deadlines
+def deadline(ctx: Context, game_id: str, reason: str) -> None:
+    """Moderator: end the current step of GAME now, as the DEADLINE order does (the players asked are told)."""
+    from pbem.service.games import submit as submit_orders
 
     with UnitOfWork(ctx.db) as uow:
         if uow.games.get(game_id) is None:
             fail(f"there is no game called {game_id!r}")
-    moved = pass_deadlines(ctx.db, ctx.settings, now=now(), force_game=game_id)
-    click.echo("defaults applied" if moved else "nothing is pending")
+    receipt = submit_orders(ctx.db, ctx.settings, game_id, "moderator", f"DEADLINE {reason}".strip(), now=now())
+    click.echo("defaults applied" if receipt.ok else "; ".join(e["reason"] for e in receipt.errors))

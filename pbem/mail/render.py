@@ -124,6 +124,7 @@ def build_message(
     references: Sequence[str] = (),
     extra_headers: Mapping[str, str] | None = None,
     auto_submitted: str | None = None,
+    picture: Picture | None = None,
 ) -> bytes:
     """One UTF-8 multipart/alternative (text + HTML) message, CRLF line ends.
 
@@ -162,10 +163,28 @@ def build_message(
         msg[name] = value
 
     msg.set_content(rendered.text, subtype="plain", charset="utf-8", cte="quoted-printable")
+    seed = hashlib.sha256(msg["Message-ID"].encode("utf-8")).hexdigest()[:24]
     if rendered.html:
         msg.add_alternative(rendered.html, subtype="html", charset="utf-8", cte="quoted-printable")
+        if picture is not None:  # shown inline in the HTML part: <img src="cid:...">
+            html = msg.get_payload()[1]
+            html.add_related(picture.png, maintype="image", subtype="png", cid=_bracket(picture.content_id),
+                             disposition="inline", filename=picture.name + ".png")
+            html.set_boundary(f"=_pbem_r_{seed}")
         # A deterministic boundary (same mail -> same bytes).  "=_" can never
         # occur in quoted-printable text, so it cannot collide with the body.
-        seed = hashlib.sha256(msg["Message-ID"].encode("utf-8")).hexdigest()[:24]
         msg.set_boundary(f"=_pbem_{seed}")
+    if picture is not None:  # attached for a reader of the text part
+        msg.add_attachment(picture.svg.encode("utf-8"), maintype="image", subtype="svg+xml", filename=picture.name + ".svg")
+        msg.set_boundary(f"=_pbem_m_{seed}")
     return msg.as_bytes(policy=email.policy.SMTP)
+
+
+@dataclass(frozen=True)
+class Picture:
+    """The board as a picture for a letter: the PNG shown in the HTML part, the SVG attached."""
+
+    svg: str
+    png: bytes
+    content_id: str  # a Message-ID-like id the HTML refers to as cid:
+    name: str = "board"

@@ -72,7 +72,9 @@ def _announce(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Mo
     return Moderate("announce", _reason(rest, "ANNOUNCE"))
 
 
-_REPLACE = re.compile(r"^(?P<seat>.+?)\s+WITH\s+(?P<name>[^\s@]+)\s+<?(?P<email>[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+)>?\s*(?P<reason>.*)$", re.I)
+_REPLACE = re.compile(
+    r"^(?P<seat>.+?)\s+WITH\s+(?P<name>[^@<>]+?)\s+<?(?P<email>[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+)>?\s*(?P<reason>.*)$", re.I
+)
 
 
 def _replace(state: GameState, actor: Actor, rest: str, notes: list[str]) -> ReplacePlayer:
@@ -82,7 +84,10 @@ def _replace(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Rep
         raise LineError("write REPLACE <nation or player> WITH <name> <email> <reason>")
     seats = {p.nation: p.id for p in state.players if p.nation} | {p.name: p.id for p in state.players}
     player_id = seats[name(match["seat"], seats, "nation or player")]
-    return ReplacePlayer(player_id, match["name"], _reason(match["reason"], "REPLACE ... WITH <name> <email>"), match["email"].lower())
+    name_ = " ".join(match["name"].split())[:60]
+    if any(p.name.lower() == name_.lower() and p.id != player_id for p in state.players):
+        raise LineError(f"{name_} already plays in this game: give the newcomer another name")
+    return ReplacePlayer(player_id, name_, _reason(match["reason"], "REPLACE ... WITH <name> <email>"), match["email"].lower())
 
 
 def _seat(state: GameState, text: str) -> int:

@@ -11,7 +11,7 @@ from pbem.rules.core.state import GameState
 from .grammar import Actor, LineError, Parser, player_of
 
 #: How an IANA zone name looks (Europe/Berlin, America/Argentina/Buenos_Aires, UTC); the service checks it exists.
-_ZONE = re.compile(r"^(UTC|GMT|[A-Za-z_]+(?:/[A-Za-z0-9_+\-]+){1,2})$")
+_ZONE = re.compile(r"^[A-Za-z][A-Za-z0-9_+\-]{1,30}(?:/[A-Za-z0-9_+\-]+){0,2}$")
 
 
 def _timezone(state: GameState, actor: Actor, rest: str, notes: list[str]) -> SetTimezone:

@@ -161,6 +161,8 @@ def _apply_moderated(state: GameState, data: dict[str, Any]) -> GameState:
 
 
 def _apply_kicked(state: GameState, data: dict[str, Any]) -> GameState:
+    """A kicked seat plays its defaults; what its player had kept for his turn goes with him."""
+    state = _kept(state, f"queued:{data['player']}", None)
     return _kept(state, f"kicked:{data['player']}", (data["reason"],))
 
 
@@ -395,7 +397,7 @@ def _tell_queued(state: GameState, event: Event, viewer: str) -> str | None:
     who = state.player(event.data["player"])
     if viewer not in (*_OVERSEERS, _viewer_of(who)):
         return None
-    return f"{_label(who)} sent orders before his turn; kept until it comes: " + "; ".join(event.data["lines"]) + "."
+    return f"{_label(who)} sent orders before the turn came; kept until it does: " + "; ".join(event.data["lines"]) + "."
 
 
 def _tell_queue_taken(state: GameState, event: Event, viewer: str) -> str | None:

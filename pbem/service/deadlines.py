@@ -46,6 +46,8 @@ def _warn_missed(uow: UnitOfWork, batch: Batch, letters: Letters, game, settings
         if recorded.type == "DeadlinePassed":
             for pid in (recorded.metadata or {}).get("missed", []):
                 counts[pid] = counts.get(pid, 0) + 1
+        elif recorded.type == "PlayerReplaced":  # misses are the person's, not the seat's
+            counts.pop(recorded.payload["player"], None)
     limit = _missed_limit(game, settings)
     for prompt in asked.values():
         player = batch.state.player(prompt.player_id)
@@ -122,6 +124,27 @@ def _extend_for_absence(uow: UnitOfWork, batch: Batch, game, settings: Settings,
     return False
 
 
+def _missed(uow: UnitOfWork, state) -> list[int]:
+    """Who missed this deadline: asked, not away by an announced absence, and silent since the deadline was set
+    (a player whose moves were taken but who never sent HALT did not miss it; his step was finished for him)."""
+    away = table.absences(state)
+    day = datetime.strptime(state.deadline, DEADLINE_FORMAT).date().isoformat() if state.deadline else ""
+    spoke: set[str] = set()
+    for recorded in uow.events.read(state.game_id):
+        if recorded.type == "DeadlineSet":
+            spoke.clear()
+        elif (recorded.metadata or {}).get("actor", "").startswith("player:"):
+            spoke.add(recorded.metadata["actor"])
+    out = set()
+    for prompt in rules.pending(state).values():
+        absence = away.get(prompt.player_id)
+        if absence and absence[0] <= day <= absence[1]:
+            continue
+        if f"player:{prompt.player_id}" not in spoke:
+            out.add(prompt.player_id)
+    return sorted(out)
+
+
 def pass_deadlines(db: Engine, settings: Settings, *, now: datetime, force_game: str | None = None) -> list[str]:
     """Apply defaults wherever a deadline has passed; returns the games that moved."""
     stamp = now.strftime(DEADLINE_FORMAT)
@@ -145,13 +168,14 @@ def pass_deadlines(db: Engine, settings: Settings, *, now: datetime, force_game:
                 return False
             if force_game is None and _extend_for_absence(uow, batch, game, settings, now):
                 return True
-            missed = [] if force_game else sorted({p.player_id for p in rules.pending(state).values()})
+            missed = [] if force_game else _missed(uow, state)
             batch.decide(
                 PassDeadline("moderator" if force_game else "clock"), actor="clock", source="scheduler", note={"missed": missed}
             )
             letters = letters_for(uow, settings, game, now)
             if missed:
-                _warn_missed(uow, batch, letters, game, settings, rules.pending(state))
+                asked = {who: p for who, p in rules.pending(state).items() if p.player_id in missed}
+                _warn_missed(uow, batch, letters, game, settings, asked)
             after_change(batch, letters, game, settings, state)
             sync_nations(uow, game_id)
             return True

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from dataclasses import replace as dataclass_replace
 from datetime import datetime, timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from functools import lru_cache
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from sqlalchemy import Engine
 
@@ -208,10 +209,10 @@ def _on_file(state: GameState, player: Player | None) -> list[str]:
             out.append("Your tokens stand in " + ", ".join(where) + ".")
     mine = [p for p in rules.pending(state).values() if p.player_id == player.id]
     kept = table.queued_orders(state, player.id)
-    if kept:
-        out.append("Kept for your turn in this phase: " + "; ".join(kept) + ".")
-    elif player.id in table.kicked(state):
+    if player.id in table.kicked(state):
         out.append("The moderator took you out of this game: your nation plays by its defaults.")
+    elif kept:
+        out.append("Kept for your turn in this phase: " + "; ".join(kept) + ".")
     out.append(("Still needed from you: " + mine[0].question) if mine else "Nothing more is needed from you now.")
     return out
 
@@ -248,6 +249,7 @@ def take_orders(
     label = (f"{player.name} ({player.nation})" if player.nation else player.name) if player else "moderator"
     receipt = Receipt(game_id, label, notes=list(notes))
     orders = _press_allowed(parse_orders(text, batch.state, actor), (game.options or {}).get("press", "on"))
+    orders = _newcomers_allowed(uow, game_id, batch.state, orders)
     receipt.ignored = list(orders.ignored)
     receipt.notes.extend(orders.notes)
     quoted = parse_orders("\n".join(quoted_orders), batch.state, actor) if quoted_orders else None
@@ -386,6 +388,10 @@ def _hand_over(uow: UnitOfWork, batch: Batch, letters: Letters, before: GameStat
         old_address = uow.players.by_id(command.player_id).email
         uow.players.hand_over(command.player_id, command.name, command.email, secret)
         letters.start(batch.state, batch.chain_head, {command.player_id: secret})
+        asked_before = rules.pending(before)
+        for who, prompt in rules.pending(batch.state).items():  # the seat is asked now: the newcomer gets the prompt
+            if prompt.player_id == command.player_id and who in asked_before:  # (under a new key, it goes with the rest)
+                letters.prompt(batch.state, prompt, batch.chain_head)
         text = rules.describe_event(before, event, "observer") or ""
         letters.announce(batch.state, text, f"replaced:{batch.state.game_id}:{batch.state.version}:{i}")
         if old_address != command.email:  # the player who leaves hears it too, at the address he played from
@@ -394,20 +400,48 @@ def _hand_over(uow: UnitOfWork, batch: Batch, letters: Letters, before: GameStat
             ], f"replaced-old:{batch.state.game_id}:{batch.state.version}:{i}")
 
 
-def _known_zone(zone: str) -> bool:
+@lru_cache(maxsize=1)
+def _zones() -> dict[str, str]:
+    """Every time zone of the zone database by its lower-case name: names ignore case, as all names do."""
+    return {name.lower(): name for name in available_timezones()} | {"utc": "UTC", "gmt": "UTC"}
+
+
+def _known_zone(zone: str) -> str | None:
+    """The zone's proper spelling, or None when the zone database has no such zone."""
+    name = _zones().get(zone.lower())
+    if name is None:
+        return None
     try:
-        ZoneInfo(zone)
+        ZoneInfo(name)
     except (ValueError, ZoneInfoNotFoundError):
-        return False
-    return True
+        return None
+    return name
+
+
+def _newcomers_allowed(uow: UnitOfWork, game_id: str, state: GameState, orders: Orders) -> Orders:
+    """REPLACE with the address of someone who plays another seat is refused: one person, one reply address."""
+    lines = []
+    for line in orders.lines:
+        if isinstance(line.command, ReplacePlayer):
+            others = [r for r in uow.players.by_email(game_id, line.command.email) if r.id != line.command.player_id]
+            if others:
+                seat = state.player(others[0].id)
+                line = dataclass_replace(line, command=None, error=f"{line.command.email} already plays {seat.nation or seat.name} in this game")
+        lines.append(line)
+    return dataclass_replace(orders, lines=tuple(lines))
 
 
 def _press_allowed(orders: Orders, kind: str) -> Orders:
     """The game's press option on the PRESS lines (refused when off, unsigned when grey); unknown time zones refused."""
     lines = []
     for line in orders.lines:
-        if isinstance(line.command, SetTimezone) and not _known_zone(line.command.zone):
-            line = dataclass_replace(line, command=None, error=f"unknown time zone {line.command.zone!r}; write one such as Europe/Berlin")
+        if isinstance(line.command, SetTimezone):
+            zone = _known_zone(line.command.zone)
+            if zone is None:
+                line = dataclass_replace(line, command=None, error=f"unknown time zone {line.command.zone!r}; write one such as Europe/Berlin")
+            else:
+                command = dataclass_replace(line.command, zone=zone)
+                line = dataclass_replace(line, command=command, canonical=f"TIMEZONE {zone}")
         elif isinstance(line.command, SendPress) and kind == "off":
             line = dataclass_replace(line, command=None, error="press is off in this game (game option press=off)")
         elif isinstance(line.command, SendPress) and kind == "grey":

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pbem.mail.render import Renderer, build_message, make_message_id
-from pbem.mail.tokens import MODERATOR, reply_address
+from pbem.mail.render import Picture, Renderer, build_message, make_message_id
+from pbem.mail.tokens import MODERATOR, game_address, reply_address
 from pbem.rules.core.events import Event
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.state import GameState, Player
@@ -149,7 +149,9 @@ class Letters:
         in_reply_to: str | None = None,
         message_id: str | None = None,
         auto_submitted: str | None = None,
+        picture: Picture | None = None,
     ) -> str:
+        context = {**context, "board_cid": picture.content_id if picture is not None else None}
         rendered = self.renderer.render(kind, context)
         root = self.thread_root(state.game_id, recipient)
         message_id = message_id or make_message_id(f"{state.game_id}:{state.version}:{purpose}:{recipient}", self.settings.domain)
@@ -163,6 +165,7 @@ class Letters:
             references=[root] if message_id != root else [],
             date=self.now,
             auto_submitted=auto_submitted,
+            picture=picture,
         )
         self.uow.outbox.enqueue(
             message_id=message_id, recipient=recipient, raw=raw, kind=kind, game_id=state.game_id, now=self.now
@@ -266,8 +269,18 @@ class Letters:
                 },
                 "start",
                 reply_to=self.reply_to(state, player),
-                message_id=self.thread_root(state.game_id, self._email(state, player)),
+                message_id=self._start_id(state, player),
             )
+
+    def _start_id(self, state: GameState, player: Player) -> str:
+        """The thread's root for a first letter to this address; another id when the game wrote to it before
+        (an observer who takes a seat, a player handed his own seat again to renew his SECRET)."""
+        recipient = self._email(state, player)
+        root = self.thread_root(state.game_id, recipient)
+        if self.uow.outbox.by_message_id(root) is None:
+            return root
+        return make_message_id(f"{state.game_id}:start:{player.id}:{seat_generation(state, player.id)}:{recipient}",
+                               self.settings.domain)
 
     def prompt(self, state: GameState, prompt: Prompt, chain_head: str) -> None:
         player = state.player(prompt.player_id)
@@ -318,6 +331,7 @@ class Letters:
         nothing_found: bool = False,
         key: str | None = None,
         answers_only: bool = False,
+        picture: Picture | None = None,
     ) -> None:
         """What the server understood of one message, bounded however much the message held.
 
@@ -356,6 +370,7 @@ class Letters:
             f"ack:{key or in_reply_to or 'cli'}",
             reply_to=self.reply_to(state, player) if player else self.moderator_reply_to(state),
             in_reply_to=in_reply_to,
+            picture=picture,
         )
 
     def reports(
@@ -366,17 +381,22 @@ class Letters:
         chain_head: str,
         since: GameState,
         watchers: Sequence[tuple[str, str]] = (),
+        picture: Picture | None = None,
     ) -> None:
         """When a phase ends, every player hears what happened since it began, from their own view.
 
         ``before`` is the state the ``events`` start from; ``since`` names the phase the report begins with.
         ``watchers`` (name, address) are the observers: they read it as the public does.
         """
+        game_address_ = game_address(after.game_id, self.settings.domain, self.settings.local_part)
         readers = [
-            (self._label(p), f"player:{p.nation.lower()}" if p.nation else "observer", self._email(after, p))
+            (self._label(p), f"player:{p.nation.lower()}" if p.nation else "observer", self._email(after, p),
+             self.reply_to(after, p))  # a reply to a report is a reply to the game, like one to a prompt
             for p in after.players
-        ] + [(f"{name} (observer)", "observer", address) for name, address in watchers]
-        for label, viewer, recipient in readers:
+        ]
+        playing = {reader[2] for reader in readers}  # an observer who took a seat reads his report as a player
+        readers += [(f"{name} (observer)", "observer", a, game_address_) for name, a in watchers if a not in playing]
+        for label, viewer, recipient, reply_to in readers:
             happened = []
             state = before
             for event in events:
@@ -404,6 +424,8 @@ class Letters:
                     "position": position,
                 },
                 f"report:{before.phase}",
+                reply_to=reply_to,
+                picture=picture,
             )
 
     def reminder(self, state: GameState, prompt: Prompt, left: str) -> bool:

@@ -32,15 +32,17 @@ from .settings import Settings
 _VERB = re.compile(r"^\s*(UN)?OBSERVE\b[ \t:]*(.*)$", re.IGNORECASE)
 
 
+#: How many written lines may come before OBSERVE ("Hello, I would like to follow your game.").
+_LINES_BEFORE = 10
+
+
 def observer_verb(body: str) -> tuple[str, str] | None:
-    """("OBSERVE", name) or ("UNOBSERVE", "") when the first written line of ``body`` asks it."""
-    for line in body.splitlines():
-        if not line.strip() or line.strip().startswith(("#", ">")):
-            continue
+    """("OBSERVE", name) or ("UNOBSERVE", "") when a line near the top of ``body`` asks it."""
+    written = [line for line in body.splitlines() if line.strip() and not line.strip().startswith(("#", ">"))]
+    for line in written[:_LINES_BEFORE]:
         match = _VERB.match(line)
-        if not match:
-            return None
-        return ("UNOBSERVE", "") if match.group(1) else ("OBSERVE", match.group(2).strip())
+        if match:
+            return ("UNOBSERVE", "") if match.group(1) else ("OBSERVE", match.group(2).strip())
     return None
 
 

@@ -198,3 +198,43 @@ def test_the_moderator_orders_for_a_player_and_ends_a_step_and_the_player_hears_
     assert any("The moderator ended this step now: the group agreed to start tonight." in t and "by its default" in t
                for t in told)
     assert not any("ended this step" in text_of(m) for m in letters(settings.maildir, EMAIL[second]))
+
+
+def test_review_fixes_replace_observer_report_replies_timezones_and_kicked_orders(world):
+    """From a review by a player's eye: an observer may take a seat (the game wrote to him before) and is prompted
+    at once; another seat's address is refused; a reply to a report is a reply to the game; OBSERVE after a
+    greeting is read; time zones ignore case; a kicked player's ORDERS says so and his kept orders go."""
+    db, settings = world
+
+    async def scenario():
+        async with Table(db, settings) as t:
+            first, second, third = setup_order(db)
+            await t.fresh("dora@example.com", "Hello, I would like to follow your game.\nOBSERVE Dora")
+            ((number, _),) = table.observers(state_of(db), "asked").items()
+            await t.reply("moderator", f"APPROVE {number}", "You moderate")
+            await t.reply("moderator", f"REPLACE {first} WITH Dora Smith {EMAIL[second]} a swap", "You moderate")
+            refused = text_of(latest(settings.maildir, MODERATOR, "Orders received"))
+            assert f"{EMAIL[second]} already plays" in refused
+            await t.reply("moderator", f"REPLACE {first} WITH Dora Smith dora@example.com {first} has left", "You moderate")
+            dora = subjects(settings.maildir, "dora@example.com")
+            assert "[g1] A new game of Advanced Civilization" in dora and any("your orders" in s for s in dora)
+            EMAIL["Dora Smith"] = "dora@example.com"
+            await t.reply("Dora Smith", "NATION Crete\nPLACE Knossos\nTIMEZONE europe/berlin", "your orders")
+            ack = text_of(latest(settings.maildir, "dora@example.com", "Orders received"))
+            assert "TIMEZONE Europe/Berlin" in ack and "Europe/Berlin (2026-11-27 08:00 UTC)" in ack
+            await t.reply(third, "NATION Italy\nPLACE Etruria")  # kept: not his turn yet
+            await t.reply("moderator", f"KICK {third} gone", "You moderate")
+            await t.reply(third, "ORDERS")
+            orders = text_of(latest(settings.maildir, EMAIL[third], "Orders received"))
+            assert "The moderator took you out of this game" in orders and "Kept for your turn" not in orders
+            await t.reply(second, "NATION Thrace\nPLACE Scythia", "your orders")  # setup ends: a report goes out
+            report = latest(settings.maildir, EMAIL[second], "Report")
+            send(t.office.port, reply_to_prompt(report, EMAIL[second], "STATUS"), EMAIL[second], [str(report["Reply-To"])])
+            await t.office.idle()
+            return second
+
+    second = asyncio.run(scenario())
+    assert "STATUS: Turn 1" in text_of(latest(settings.maildir, EMAIL[second], "Orders received"))
+    assert table.queued_orders(state_of(db), 3) == ()
+    EMAIL.pop("Dora Smith")
+
