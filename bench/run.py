@@ -36,7 +36,7 @@ def _fresh(tmp: Path, name: str):
     url = f"sqlite:///{tmp / (name + '.sqlite')}"
     db = make_engine(url)
     ensure_schema(db)
-    return db, replace(Settings(), db_url=url, maildir=tmp / "mail")
+    return db, replace(Settings(), db_url=url, maildir=tmp / "mail", board_pictures=False)
 
 
 def bench_append(tmp: Path, n: int) -> float:

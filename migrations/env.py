@@ -5,16 +5,18 @@ Driven two ways:
 * from code (``pbem.store.database.upgrade``): a live connection arrives in
   ``config.attributes["connection"]`` and logging is left untouched;
 * from the ``alembic`` command line: the URL is ``sqlalchemy.url`` if set,
-  else ``$PBEM_DATABASE_URL``, else ``sqlite:///pbem.sqlite``.
+  else pbem's own setting (pbem.toml by ``PBEM_CONFIG``, ``PBEM_DATABASE_URL``), else ``sqlite:///pbem.sqlite``.
 """
 
 from __future__ import annotations
 
+import os
 from logging.config import fileConfig
 
 from alembic import context
 
 from pbem.store.database import default_url, make_engine
+from pbem.service.settings import load_settings
 from pbem.store.schema import metadata
 
 config = context.config
@@ -28,7 +30,10 @@ target_metadata = metadata
 
 
 def _url() -> str:
-    return config.get_main_option("sqlalchemy.url") or default_url()
+    """``sqlalchemy.url`` if set, else pbem's own setting: pbem.toml (``PBEM_CONFIG``), then ``PBEM_DATABASE_URL``."""
+    if config.get_main_option("sqlalchemy.url"):
+        return config.get_main_option("sqlalchemy.url")
+    return load_settings(None, os.environ)[0].db_url or default_url()
 
 
 def run_migrations_offline() -> None:

@@ -31,6 +31,11 @@ from sqlalchemy.pool import NullPool
 
 from pbem.store.database import make_engine, normalize_url, upgrade
 
+# Reports drawn as pictures cost 0.4 s each; games played through many phases by the tests (and the demos they
+# start as subprocesses) go without. The pictures themselves are tested in tests/picture and
+# tests/service/test_board_picture_by_mail.py, which turn them on.
+os.environ.setdefault("PBEM_BOARD_PICTURES", "0")
+
 # -- PostgreSQL ----------------------------------------------------------------
 
 

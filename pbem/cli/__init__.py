@@ -14,7 +14,7 @@ from .context import Context
 from .errors import Pbem
 from .games import deadline, game, log, state, submit, verify
 from .operator import config, flush, ingest, queue, serve, tick
-from .play import demo, rules, simulate
+from .play import demo, map_, rules, simulate
 
 
 @click.group(cls=Pbem)
@@ -27,5 +27,5 @@ def main(ctx: click.Context, config: str | None, db_url: str | None) -> None:
     ctx.obj = Context(config, db_url)
 
 
-for _command in (game, submit, state, log, verify, deadline, ingest, serve, flush, tick, queue, config, demo, simulate, rules):
+for _command in (game, submit, state, log, verify, deadline, ingest, serve, flush, tick, queue, config, demo, simulate, rules, map_):
     main.add_command(_command)

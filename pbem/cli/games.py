@@ -75,7 +75,7 @@ def submit(ctx: Context, game_id: str, who: str) -> None:
     sys.exit(0 if receipt.ok else 1)
 
 
-def _state_at(ctx: Context, game_id: str, at: int | None):
+def state_at(ctx: Context, game_id: str, at: int | None):
     from pbem.service.projector import load_state
 
     with UnitOfWork(ctx.db) as uow:
@@ -97,7 +97,7 @@ def state(ctx: Context, game_id: str, viewer: str, at: int | None, as_json: bool
     """Show a game as VIEWER sees it, now or at a past version."""
     from pbem.rules.view import view
 
-    current = _state_at(ctx, game_id, at)
+    current = state_at(ctx, game_id, at)
     try:
         data = view(current, viewer)
     except ValueError as exc:

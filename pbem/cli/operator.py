@@ -9,6 +9,10 @@ from pathlib import Path
 import click
 
 from .context import Context, fail, now, pass_ctx, transport
+from .errors import explain
+
+#: sysexits.h: a temporary failure; an MTA's pipe transport (Postfix, Exim) defers the message and tries again.
+EX_TEMPFAIL = 75
 
 
 @click.command()
@@ -21,7 +25,13 @@ def ingest(ctx: Context, mail_from: str, rcpt: tuple[str, ...]) -> None:
 
     raw = sys.stdin.buffer.read()
     envelope_from = "" if mail_from is None else (mail_from.strip() or "<>")
-    outcome = ingest_mail(ctx.db, ctx.settings, raw, envelope_from, list(rcpt), now())
+    try:
+        outcome = ingest_mail(ctx.db, ctx.settings, raw, envelope_from, list(rcpt), now())
+    except Exception as error:  # noqa: BLE001 - the MTA must keep the message and try again, never bounce it
+        known = explain(error)
+        click.echo(f"pbem: {known[0] if known else f'{type(error).__name__}: {error}'} (the MTA keeps it and retries)",
+                   err=True)
+        sys.exit(EX_TEMPFAIL)
     click.echo(f"{outcome.status}: {outcome.detail}")
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import click
 
-from .context import fail
+from .context import Context, fail, pass_ctx
+from .games import state_at
 
 
 @click.command()
@@ -79,3 +80,33 @@ def rules(topic: str, name: str | None, options: tuple[str, ...]) -> None:
         click.echo(describe(ruleset_for_options(opts), topic, name))
     except LookupError as exc:
         fail(str(exc).strip("'\""))
+
+
+@click.command("map")
+@click.argument("game_id")
+@click.option("--at", "at", type=int, default=None, help="The board as it was at this version.")
+@click.option("--as", "viewer", default="observer", help="player:NATION (or NATION), observer, moderator, auditor.")
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="FILE.svg or FILE.png.")
+@pass_ctx
+def map_(ctx: Context, game_id: str, at: int | None, viewer: str, out: Path) -> None:
+    """Draw the board of GAME (now, or at a version) as VIEWER may see it, into an SVG or PNG file."""
+    from pbem.picture import board_png, board_svg
+    from pbem.rules.view import check_viewer
+
+
+    suffix = out.suffix.lower()
+    if suffix not in (".svg", ".png"):
+        fail(f"--out names an .svg or a .png file, not {out.name!r}")
+    if not out.parent.is_dir():
+        fail(f"the folder {out.parent} does not exist")
+    state = state_at(ctx, game_id, at)
+    try:
+        who = check_viewer(state, viewer)
+    except ValueError as exc:
+        fail(str(exc))
+    if suffix == ".svg":
+        out.write_text(board_svg(state, who), encoding="utf-8")
+    else:
+        out.write_bytes(board_png(state, who))
+    click.echo(f"{out}: the board of {game_id} at version {state.version}, as {who} sees it")

@@ -86,7 +86,7 @@ for _module in VERB_MODULES:
 CANONICAL[press_orders.SendPress] = press_orders.canonical
 HELP_VERBS = ("HELP", "?")
 #: Questions any player may ask; written whole (ORDERS is not ORDER), answered by the service.
-QUERY_VERBS = ("STATUS", "ORDERS", "HAND", "BOARD", "HISTORY")
+QUERY_VERBS = ("STATUS", "ORDERS", "HAND", "BOARD", "HISTORY", "MAP")
 
 
 def _verb(word: str) -> str:

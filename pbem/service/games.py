@@ -24,6 +24,7 @@ from pbem.orders.language import Actor, Orders, parse_orders
 from pbem.rules import engine as rules
 from pbem.rules import table
 from pbem.rules.core.commands import (
+    NoteAbsence,
     QueueOrders,
     ReplacePlayer,
     SendPress,
@@ -48,6 +49,7 @@ from .batch import (
 )
 from .letters import Letters
 from .observers import tell_observers
+from .pictures import board_picture
 from .projector import load_state
 from .queries import answer as queries_answer
 from .settings import Settings
@@ -250,6 +252,7 @@ def take_orders(
     receipt = Receipt(game_id, label, notes=list(notes))
     orders = _press_allowed(parse_orders(text, batch.state, actor), (game.options or {}).get("press", "on"))
     orders = _newcomers_allowed(uow, game_id, batch.state, orders)
+    orders = _absences_ahead(orders, now)
     receipt.ignored = list(orders.ignored)
     receipt.notes.extend(orders.notes)
     quoted = parse_orders("\n".join(quoted_orders), batch.state, actor) if quoted_orders else None
@@ -347,6 +350,7 @@ def take_orders(
         nothing_found=receipt.nothing_found,
         key=message_id or ack_key,
         answers_only=bool(queries) and not receipt.accepted and not receipt.errors,
+        picture=board_picture(batch.state, settings, _viewer_of(me)) if any(v == "MAP" for v, _ in queries) else None,
     )
     if batch.events:
         announce(batch, letters, before)
@@ -370,6 +374,12 @@ def _tell_moderated_orders(batch: Batch, letters: Letters, before: GameState, on
             f"The moderator ended this step now{why}. What was asked of you ({prompt.question}) was played by "
             f"its default: {prompt.default}.",
         ], f"deadline:{batch.state.game_id}:{batch.state.version}:{player.id}", reply_to=letters.reply_to(batch.state, player))
+
+
+def _viewer_of(player: Player | None) -> str:
+    if player is None:
+        return "moderator"
+    return f"player:{player.nation.lower()}" if player.nation else "observer"
 
 
 def _table_order(command: object) -> bool:
@@ -427,6 +437,17 @@ def _newcomers_allowed(uow: UnitOfWork, game_id: str, state: GameState, orders: 
             if others:
                 seat = state.player(others[0].id)
                 line = dataclass_replace(line, command=None, error=f"{line.command.email} already plays {seat.nation or seat.name} in this game")
+        lines.append(line)
+    return dataclass_replace(orders, lines=tuple(lines))
+
+
+def _absences_ahead(orders: Orders, now: datetime) -> Orders:
+    """ABSENT for days already past is refused: it would tell the table nothing true."""
+    today = now.date().isoformat()
+    lines = []
+    for line in orders.lines:
+        if isinstance(line.command, NoteAbsence) and line.command.end and line.command.end < today:
+            line = dataclass_replace(line, command=None, error=f"those days are past (today is {today}); ABSENT is for days ahead")
         lines.append(line)
     return dataclass_replace(orders, lines=tuple(lines))
 

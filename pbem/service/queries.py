@@ -100,6 +100,8 @@ def answer(uow: UnitOfWork, state: GameState, player: Player | None, verb: str, 
         return "\n".join(["ORDERS on file for you:", *on_file])
     if verb == "HAND":
         return _hand(state, player)
+    if verb == "MAP":
+        return "MAP: the board as it stands is shown below (and attached as an SVG file you can zoom)."
     if verb == "BOARD":
         return _board(state, player)
     return _history(uow, state, player, rest)

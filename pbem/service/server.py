@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 from collections.abc import Callable
 from datetime import datetime, timezone
 
@@ -128,10 +129,16 @@ class PostOffice:
 
 
 async def serve_forever(db: Engine, settings: Settings) -> None:
+    """Run until SIGTERM (systemd, a container runtime) or SIGINT: stop listening, finish what is in hand."""
     office = PostOffice(db, settings)
     await office.start()
     log.info("listening for %s on %s:%s", settings.protocol.upper(), settings.listen_host, office.port)
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stopping.set)
     try:
-        await asyncio.Event().wait()
+        await stopping.wait()
+        log.info("stopping")
     finally:
         await office.stop()

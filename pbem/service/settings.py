@@ -46,6 +46,8 @@ class Settings:
     max_message_bytes: int = 1_000_000
     #: Bounces of letters to one player before the moderator is told (each is recorded from the first).
     bounce_limit: int = 3
+    #: Whether reports carry the board as a picture (bot games and benchmarks turn it off to save the time).
+    board_pictures: bool = True
 
     @property
     def sender(self) -> str:
@@ -88,6 +90,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("max_message_bytes", "mail", "max_message_bytes", "PBEM_MAX_MESSAGE_BYTES", "int",
             "The largest message taken (larger ones are refused at SMTP time and by `pbem ingest` and `pbem submit`).",
             low=1_000, high=100_000_000),
+    Setting("board_pictures", "mail", "board_pictures", "PBEM_BOARD_PICTURES", "bool",
+            "Whether each report (and the answer to MAP) carries the board as a picture: true or false."),
     Setting("listen_host", "listen", "host", "PBEM_LISTEN_HOST", "text",
             "Where `pbem serve` listens for mail (127.0.0.1 behind a local Postfix)."),
     Setting("listen_port", "listen", "port", "PBEM_LISTEN_PORT", "int",
@@ -112,6 +116,15 @@ RELAY_SCHEMES = ("smtp", "smtp+starttls", "smtps", "maildir")
 
 def _convert(setting: Setting, raw: Any, where: str) -> Any:
     """``raw`` as the setting's kind, or a SettingsError naming ``where`` it came from."""
+    if setting.kind == "bool":
+        if isinstance(raw, bool):
+            return raw
+        text = str(raw).strip().lower()
+        if text in ("1", "true", "yes", "on"):
+            return True
+        if text in ("0", "false", "no", "off"):
+            return False
+        raise SettingsError(f"{where} must be true or false, not {raw!r}")
     if setting.kind == "int":
         if isinstance(raw, bool) or not (isinstance(raw, int) or (isinstance(raw, str) and raw.strip().lstrip("-").isdigit())):
             raise SettingsError(f"{where} must be a whole number, not {raw!r}")
@@ -224,7 +237,7 @@ def example() -> str:
             section = setting.section
             out += ["", f"[{section}]"] if len(out) > 3 else [f"[{section}]"]
         default = getattr(Settings(), setting.field)
-        value = default if setting.kind == "int" else f'"{"" if default is None else default}"'
+        value = str(default).lower() if setting.kind == "bool" else default if setting.kind == "int" else f'"{"" if default is None else default}"'
         out.append(f"# {setting.doc} ({setting.env})")
         out.append(f"{setting.key} = {value}")
     return "\n".join(out) + "\n"

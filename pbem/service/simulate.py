@@ -73,7 +73,7 @@ def simulate(
         url = db_url or f"sqlite:///{Path(tmp) / 'simulate.sqlite'}"
         db = make_engine(url)
         ensure_schema(db)
-        settings = replace(Settings(), db_url=url, maildir=Path(tmp) / "mail")
+        settings = replace(Settings(), db_url=url, maildir=Path(tmp) / "mail", board_pictures=False)  # bots read no pictures
         try:
             return _play(db, settings, players, turns, seed, options or {}, miss, max_steps, strategy)
         finally:

@@ -17,6 +17,7 @@ from .batch import DEADLINE_FORMAT, Batch, deadline_hours
 from .early_orders import play_kept_orders
 from .letters import Letters
 from .observers import watching
+from .pictures import board_picture
 from .projector import load_state, to_event
 from .settings import Settings
 
@@ -43,7 +44,9 @@ def announce(batch: Batch, letters: Letters, before: GameState) -> None:
         phase_events = [to_event(r) for r in batch.uow.events.read(batch.state.game_id, after=start)]
         start_state = load_state(batch.uow, batch.state.game_id, upto=start)
         watchers = watching(batch.uow, batch.state)
-        letters.reports(start_state, phase_events, batch.state, batch.chain_head, since=before, watchers=watchers)
+        picture = board_picture(batch.state, letters.settings)
+        letters.reports(start_state, phase_events, batch.state, batch.chain_head, since=before, watchers=watchers,
+                        picture=picture)
     letters.new_prompts(rules.pending(before), batch.state, batch.chain_head)
 
 

@@ -40,3 +40,5 @@ def log_to_journal_or_stderr(level: int = logging.INFO) -> None:
     """Log to standard error; under systemd that is the journal, which stamps the time itself."""
     fmt = "%(name)s %(message)s" if os.environ.get("JOURNAL_STREAM") else "%(asctime)s %(name)s %(message)s"
     logging.basicConfig(level=level, format=fmt, stream=sys.stderr)
+    for chatty in ("mail.log", "alembic"):  # aiosmtpd's session chatter, alembic's plugin set-up: not the operator's
+        logging.getLogger(chatty).setLevel(logging.WARNING)

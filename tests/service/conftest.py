@@ -12,8 +12,10 @@ from pbem.store.database import ensure_schema, make_engine
 
 @pytest.fixture
 def world(db_url, tmp_path):
-    """(engine, settings) for a fresh database; the server listens on a free port; mail lands in tmp_path/mail."""
-    settings = replace(Settings(), db_url=db_url, maildir=tmp_path / "mail", listen_port=0)
+    """(engine, settings) for a fresh database; the server listens on a free port; mail lands in tmp_path/mail.
+
+    Reports carry no picture here (0.4 s each); tests/service/test_board_picture_by_mail.py turns it on."""
+    settings = replace(Settings(), db_url=db_url, maildir=tmp_path / "mail", listen_port=0, board_pictures=False)
     db = make_engine(db_url)
     ensure_schema(db)
     yield db, settings

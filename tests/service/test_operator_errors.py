@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from pbem.service.settings import SETTINGS
+
 PLAYERS = ["--player", "Ann:ann@example.org", "--player", "Ben:ben@example.net", "--player", "Cy:cy@example.com"]
 
 
@@ -134,3 +136,9 @@ def test_config_check_shows_what_is_in_force_and_masks_passwords(tmp_path):
     example = pbem("config", "example", cwd=tmp_path).stdout.decode()
     (tmp_path / "example.toml").write_text(example)
     assert pbem("--config", str(tmp_path / "example.toml"), "config", "check", cwd=tmp_path).returncode == 0
+
+
+def test_the_operations_guide_lists_every_setting():
+    guide = (Path(__file__).parents[2] / "docs" / "operations.md").read_text()
+    missing = [f"{s.section}.{s.key}" for s in SETTINGS if f"`{s.section}.{s.key}` | `{s.env}`" not in guide]
+    assert not missing, f"docs/operations.md does not list {missing}"

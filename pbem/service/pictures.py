@@ -1,0 +1,35 @@
+"""The board as a picture for a letter: made once per position, shared by every letter that shows it.
+
+The board a report shows is the same for every reader (tokens, cities and
+ships are public), so one SVG and one PNG serve the whole table; they are
+kept for the last few positions of each game in this process. A server can
+turn pictures off (`board_pictures = false`), as bot games do to save the time.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pbem.mail.render import Picture, make_message_id
+from pbem.picture import board_png, board_svg
+from pbem.rules.core.state import GameState
+
+from .settings import Settings
+
+
+#: Wide enough to read area names on a phone turned sideways, small enough for a letter (about 350 kB).
+MAIL_WIDTH = 1100
+
+
+@lru_cache(maxsize=16)
+def _drawn(state: GameState, viewer: str) -> tuple[str, bytes]:
+    return board_svg(state, viewer), board_png(state, viewer, width=MAIL_WIDTH)
+
+
+def board_picture(state: GameState, settings: Settings, viewer: str = "observer") -> Picture | None:
+    """The board at ``state`` as ``viewer`` may see it, or None when the server sends no pictures."""
+    if not settings.board_pictures:
+        return None
+    svg, png = _drawn(state, viewer)
+    content_id = make_message_id(f"{state.game_id}:board:{state.version}:{viewer}", settings.domain)
+    return Picture(svg=svg, png=png, content_id=content_id, name=f"{state.game_id}-board-v{state.version}")
