@@ -77,7 +77,7 @@ def flush(ctx: Context) -> None:
     """Deliver every letter now due in the outbox (for cron set-ups without `serve`); a letter that fails waits."""
     from pbem.service.outbound import flush_all
 
-    sent = asyncio.run(flush_all(ctx.db, transport(ctx), ctx.settings.sender, now))
+    sent = asyncio.run(flush_all(ctx.db, transport(ctx), ctx.settings.sender, now, settings=ctx.settings))
     click.echo(f"delivered {sent} letters")
 
 
@@ -91,7 +91,7 @@ def tick(ctx: Context) -> None:
 
     moved = pass_deadlines(ctx.db, ctx.settings, now=now())
     reminded = send_reminders(ctx.db, ctx.settings, now=now())
-    sent = asyncio.run(flush_all(ctx.db, transport(ctx), ctx.settings.sender, now))
+    sent = asyncio.run(flush_all(ctx.db, transport(ctx), ctx.settings.sender, now, settings=ctx.settings))
     click.echo(f"deadlines passed in {len(moved)} games; {reminded} reminders; delivered {sent} letters")
 
 

@@ -89,16 +89,34 @@ def record_bounce(
     if found is None:
         return Bounced(f"bounce ({automatic.sign}) matches no letter of ours; recorded here only")
     game_id, player_id = found
+    return file_bounce(uow, settings, game_id, player_id, automatic.status, automatic.diagnostic or automatic.sign,
+                       f"mail:{key}", f"bounce:{key}", now)
+
+
+def refused_by_relay(uow: UnitOfWork, settings: Settings, outbox_id: int, error: str, now: datetime) -> Bounced:
+    """A letter the relay refused outright (a 5xx for its recipient, during the SMTP dialogue): a bounce, filed
+    like one that comes back by mail, so the moderator sees it and the player's count goes up."""
+    letter = uow.outbox.get(outbox_id)
+    if letter is None or not letter.game_id:
+        return Bounced("refused letter of no game")
+    found = uow.players.by_email(letter.game_id, letter.recipient)
+    if not found:
+        return Bounced(f"refused letter to {letter.recipient}, who plays no seat of {letter.game_id}", letter.game_id)
+    status = next((word for word in error.replace("(", " ").split() if word.count(".") == 2 and word[:1] in "45"), "")
+    return file_bounce(uow, settings, letter.game_id, found[0].id, status, error[:300], f"relay:{outbox_id}",
+                       f"bounce:relay:{outbox_id}", now)
+
+
+def file_bounce(
+    uow: UnitOfWork, settings: Settings, game_id: str, player_id: int, status: str, reason: str, source: str,
+    dedupe: str, now: datetime,
+) -> Bounced:
+    """Record one bounce (a MailBounced event); tell the moderator when the player's count reaches the limit."""
     batch, game = open_game(uow, game_id, now)
     if batch.state.finished:
         return Bounced(f"bounce for player {player_id} of finished game {game_id}; recorded here only", game_id, player_id)
     try:
-        batch.decide(
-            NoteBounce(player_id, automatic.status, automatic.diagnostic),
-            actor="mail",
-            source=f"mail:{key}",
-            dedupe=f"bounce:{key}",
-        )
+        batch.decide(NoteBounce(player_id, status, reason), actor="mail", source=source, dedupe=dedupe)
     except Rejection as exc:
         return Bounced(f"bounce for player {player_id} not recorded: {exc}", game_id, player_id)
     count = len(bounce_counts(uow, game_id).get(player_id, []))
@@ -111,7 +129,7 @@ def record_bounce(
             f"Mail to {player.name} keeps bouncing",
             [
                 f"{count} letters to {player.name} <{player.email}> have bounced; the latest said: "
-                f"{' '.join(x for x in (automatic.status, automatic.diagnostic) if x) or automatic.sign}.",
+                f"{' '.join(x for x in (status, reason) if x)}.",
                 "The player may not be reading the game's mail. Check the address with them; "
                 "`pbem state GAME --as moderator` lists every player's bounces.",
             ],

@@ -19,6 +19,8 @@ from pbem.mail.tokens import bounce_address
 from pbem.store.unit_of_work import UnitOfWork
 
 from . import telemetry
+from .bounces import refused_by_relay
+from .settings import Settings
 
 #: Waits after the 1st, 2nd, ... failed attempt; the last one repeats.
 BACKOFF = (timedelta(minutes=1), timedelta(minutes=5), timedelta(minutes=30), timedelta(hours=2), timedelta(hours=6))
@@ -33,13 +35,18 @@ def _due(db: Engine, now: datetime, limit: int) -> list:
         ]
 
 
-def _mark(db: Engine, outbox_id: int, now: datetime, error: str | None, attempts: int, temporary: bool) -> None:
+def _mark(
+    db: Engine, outbox_id: int, now: datetime, error: str | None, attempts: int, temporary: bool,
+    settings: Settings | None = None,
+) -> None:
     with UnitOfWork(db) as uow:
         if error is None:
             uow.outbox.mark_sent(outbox_id, now)
             return
         if not temporary or attempts + 1 >= GIVE_UP_AFTER:
             uow.outbox.mark_failed(outbox_id, f"gave up: {error}", now + timedelta(days=3650))
+            if not temporary and settings is not None:  # refused outright: a bounce, as if it had come back by mail
+                refused_by_relay(uow, settings, outbox_id, error, now)
         else:
             uow.outbox.mark_failed(outbox_id, error, now + BACKOFF[min(attempts, len(BACKOFF) - 1)])
 
@@ -50,7 +57,10 @@ def envelope_sender(sender: str, outbox_id: int) -> str:
     return bounce_address(outbox_id, domain, local)
 
 
-async def flush_outbox(db: Engine, transport: Transport, sender: str, clock: Callable[[], datetime], limit: int = 50) -> int:
+async def flush_outbox(
+    db: Engine, transport: Transport, sender: str, clock: Callable[[], datetime], limit: int = 50,
+    settings: Settings | None = None,
+) -> int:
     """Send what is due now; returns how many letters were delivered.
 
     Each letter goes out with its own envelope sender (`envelope_sender`), so a
@@ -63,7 +73,7 @@ async def flush_outbox(db: Engine, transport: Transport, sender: str, clock: Cal
         try:
             await transport.deliver(envelope_sender(sender, outbox_id), [recipient], raw)
         except DeliveryError as exc:
-            await asyncio.to_thread(_mark, db, outbox_id, clock(), str(exc), attempts, exc.temporary)
+            await asyncio.to_thread(_mark, db, outbox_id, clock(), str(exc), attempts, exc.temporary, settings)
             outcome = "retry" if exc.temporary and attempts + 1 < GIVE_UP_AFTER else "gave-up"
             telemetry.mail_out(outbox_id, message_id, game_id, recipient, outcome, _ms(started), str(exc))
             continue
@@ -81,7 +91,10 @@ def _ms(started: float) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-async def flush_all(db: Engine, transport: Transport, sender: str, clock: Callable[[], datetime], batch: int = 50) -> int:
+async def flush_all(
+    db: Engine, transport: Transport, sender: str, clock: Callable[[], datetime], batch: int = 50,
+    settings: Settings | None = None,
+) -> int:
     """Send everything due now, batch after batch, until nothing due is left; a letter that fails waits for its
     next attempt, so this ends. Returns how many letters were delivered."""
     sent = 0
@@ -90,7 +103,7 @@ async def flush_all(db: Engine, transport: Transport, sender: str, clock: Callab
             due = len(uow.outbox.due(clock(), batch))
         if not due:
             return sent
-        delivered = await flush_outbox(db, transport, sender, clock, batch)
+        delivered = await flush_outbox(db, transport, sender, clock, batch, settings)
         sent += delivered
         if delivered < due and delivered == 0:
             with UnitOfWork(db) as uow:  # none went, none were pushed back: the transport refuses them all

@@ -81,7 +81,7 @@ class PostOffice:
     async def flush(self) -> int:
         """Deliver what is due; one flush at a time, so no letter goes out twice."""
         async with self._flushing:
-            return await flush_outbox(self.db, self.transport, self.settings.sender, self.clock)
+            return await flush_outbox(self.db, self.transport, self.settings.sender, self.clock, settings=self.settings)
 
     async def _outbox_loop(self) -> None:
         while True:

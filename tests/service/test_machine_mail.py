@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 import subprocess
 import sys
 from contextlib import asynccontextmanager
@@ -11,11 +12,13 @@ from email.message import EmailMessage
 from email.utils import make_msgid
 
 import pytest
+from aiosmtpd.controller import Controller
 from sqlalchemy import text
 
+from pbem.mail.outbound import transport_from_config
 from pbem.service.bounces import bounce_counts
 from pbem.service.games import NewPlayer, create_game
-from pbem.service.outbound import envelope_sender
+from pbem.service.outbound import envelope_sender, flush_all
 from pbem.service.projector import load_state
 from pbem.service.server import PostOffice, utc_now
 from pbem.service.settings import Settings
@@ -187,3 +190,37 @@ def test_verify_rederives_a_log_with_bounces(world):
     result = subprocess.run(cli, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "re-derivation ok" in result.stdout
+
+
+def test_a_letter_the_relay_refuses_outright_is_filed_as_a_bounce(world):
+    """A relay that answers 550 for a player's address during the SMTP dialogue: the letter gives up at once and
+    the refusal is recorded like a bounce that comes back by mail (the moderator's view counts it)."""
+    db, settings = world
+
+    class Refusing:
+        async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+            if address.startswith("ben@"):
+                return "550 5.1.1 <ben@example.net>: Recipient address rejected: User unknown"
+            envelope.rcpt_tos.append(address)
+            return "250 OK"
+
+        async def handle_DATA(self, server, session, envelope):
+            return "250 OK"
+
+    with socket.socket() as probe:  # a free port for the relay
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    relay = Controller(Refusing(), hostname="127.0.0.1", port=port)
+    relay.start()
+    try:
+        create_game(db, settings, "g1", [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.net"),
+                                         NewPlayer("Cy", "cy@example.com")], seed="relay", now=utc_now())
+        transport = transport_from_config(f"smtp://127.0.0.1:{port}", settings.maildir)
+        asyncio.run(flush_all(db, transport, settings.sender, utc_now, settings=settings))
+    finally:
+        relay.stop()
+    with UnitOfWork(db) as uow:
+        counts = bounce_counts(uow, "g1")
+        ben = next(p for p in uow.players.list("g1") if p.name == "Ben")
+    assert list(counts) == [ben.id]
+    assert counts[ben.id][0]["status"] == "5.1.1" and "User unknown" in counts[ben.id][0]["reason"]
