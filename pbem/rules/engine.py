@@ -137,8 +137,9 @@ def _kicked_defaults(state: GameState) -> list[Event]:
     """The defaults of the first prompt a kicked player is asked (KICK): his nation never holds up the game."""
     out = table.kicked(state)
     for prompt in pending(state).values():
-        if prompt.player_id in out:
-            return PHASES[state.phase].defaults(state, prompt)
+        if prompt.player_id in out:  # marked, so the reports do not blame a deadline
+            events = PHASES[state.phase].defaults(state, prompt)
+            return [replace(e, data={**e.data, "kicked": True}) if e.data.get("by_default") else e for e in events]
     return []
 
 

@@ -67,6 +67,12 @@ def test_kick_when_his_turn_is_now_plays_it_and_unkick_gives_the_seat_back():
     events = E.decide(state, Kick(first, "asleep"), draws)
     assert events[0] == Event("PlayerKicked", {"player": first, "reason": "asleep"})
     assert {e.type for e in events[1:]} >= {"NationChosen"}  # the defaults, in the same batch
+    told, at = [], E.fold(state, events[:1])
+    for event in events[1:]:
+        told.append(E.describe_event(at, event, "observer"))
+        at = E.apply(at, event)
+    assert any("(played by default: the player was taken out)" in t for t in told if t)
+    assert not any("deadline" in t for t in told if t)
     state = E.fold(state, events)
     state = step(state, draws, Kick(first, "awake again", lift=True))
     assert table.kicked(state) == {}

@@ -58,6 +58,12 @@ class PhaseRules:
     narrate: Mapping[str, Narrate] = field(default_factory=dict)
 
 
+def defaulted(data: Mapping[str, Any]) -> str:
+    """Why a report says an order was played by default: the deadline passed, or the moderator took the player
+    out (KICK: the engine marks those defaults ``kicked``)."""
+    return "played by default: the player was taken out" if data.get("kicked") else "deadline passed"
+
+
 def phase_ended(phase: str, cites: tuple[str, ...] = ()) -> Event:
     """The event that ends a phase: the turn (`pbem.rules.turn`) then begins the next one."""
     return Event("PhaseEnded", {"phase": phase}, cites)

@@ -19,7 +19,7 @@ from typing import Any
 from pbem.rules.board.ranking import cities_in_stock, in_ast_order
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
-from pbem.rules.core.phase import PhaseRules, phase_ended
+from pbem.rules.core.phase import PhaseRules, defaulted, phase_ended
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
@@ -182,7 +182,7 @@ def settle(state: GameState, draws: Draws) -> list[Event]:
 def _tell(state: GameState, event: Event, viewer: str) -> str:
     d = event.data
     if d["area"] is None:
-        how = " (deadline passed)" if d.get("by_default") else ""
+        how = f" ({defaulted(d)})" if d.get("by_default") else ""
         return f"{d['nation']} converts nothing with Monotheism{how}."
     parts = [f"{k} tokens of {o}" for o, k in d["tokens"].items()] + [f"{k} towns of {o}" for o, k in d.get("towns", {}).items()]
     parts += [f"the city of {d['city']}"] if d["city"] else []

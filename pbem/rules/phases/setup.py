@@ -15,7 +15,7 @@ from typing import Any
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.core.frozen import FrozenMap
-from pbem.rules.core.phase import PhaseRules
+from pbem.rules.core.phase import PhaseRules, defaulted
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import NotYourTurn, Rejection
 from pbem.rules.core.state import GameState, NationState, Player
@@ -289,7 +289,9 @@ def _name(state: GameState, player_id: int) -> str:
 
 
 def _by_default(data: dict[str, Any]) -> str:
-    return " (by default: no orders by the deadline)" if data.get("by_default") else ""
+    if not data.get("by_default"):
+        return ""
+    return f" ({defaulted(data)})" if data.get("kicked") else " (by default: no orders by the deadline)"
 
 
 def _tell_created(state: GameState, event: Event, viewer: str) -> str:

@@ -28,7 +28,7 @@ from typing import Any
 
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
-from pbem.rules.core.phase import PhaseRules, acting_nation, phase_ended
+from pbem.rules.core.phase import PhaseRules, acting_nation, defaulted, phase_ended
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
@@ -522,7 +522,7 @@ def _tell_executed(state: GameState, event: Event, viewer: str) -> str:
 
 
 def _tell_finished(state: GameState, event: Event, viewer: str) -> str:
-    by = " (deadline: no FINISH was sent)" if event.data.get("by_default") else ""
+    by = f" ({defaulted(event.data)}: no FINISH was sent)" if event.data.get("by_default") else ""
     return f"{event.data['nation']} has finished trading{by}."
 
 

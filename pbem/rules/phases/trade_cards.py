@@ -37,7 +37,7 @@ from pbem.rules.board.stacks import (
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.core.frozen import FrozenMap
-from pbem.rules.core.phase import PhaseRules, acting_nation, phase_ended
+from pbem.rules.core.phase import PhaseRules, acting_nation, defaulted, phase_ended
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import NotYourTurn, Rejection
 from pbem.rules.core.state import GameState
@@ -368,7 +368,7 @@ def _tell_bought(state: GameState, event: Event, viewer: str) -> str:
     d = event.data
     kind = "money cards" if options_of(state).no_trading else "trade cards"
     if not d["count"]:
-        return f"{d['nation']} bought no {kind}." if not d.get("by_default") else f"{d['nation']} bought no {kind} (no order by the deadline)."
+        return f"{d['nation']} bought no {kind}." if not d.get("by_default") else f"{d['nation']} bought no {kind} ({defaulted(d)})."
     where = f"pile {d['stack']}" if "stack" in d else f"stack {ruleset_of(state).purchase_stack}"
     text = f"{d['nation']} bought {_plural(state, d['count'])} from {where} for {d['paid']} treasury"
     return text + _cards_seen(state, viewer, d["nation"], d["cards"]) + "."

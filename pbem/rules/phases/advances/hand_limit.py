@@ -14,7 +14,7 @@ from pbem.rules.board.commodities import (
 from pbem.rules.board.ranking import in_ast_order
 from pbem.rules.board.stacks import return_cards
 from pbem.rules.core.events import Event
-from pbem.rules.core.phase import acting_nation
+from pbem.rules.core.phase import acting_nation, defaulted
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
@@ -158,7 +158,7 @@ def decide_discard(state: GameState, command: DiscardCards, by_default: bool = F
 
 def tell_discarded(state: GameState, event: Event, viewer: str) -> str:
     d = event.data
-    how = " (deadline passed: the lowest values)" if d.get("by_default") else ""
+    how = f" ({defaulted(d)}: the lowest values)" if d.get("by_default") else ""
     count = sum(d["cards"].values())
     if sees_hand(viewer, d["nation"]):
         return f"{d['nation']} discarded {count} cards to the hand limit{how}: {pay_text(d['cards'], 0)}."

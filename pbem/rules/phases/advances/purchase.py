@@ -21,7 +21,7 @@ from pbem.rules.board.commodities import (
 from pbem.rules.board.ranking import in_ast_order
 from pbem.rules.board.stacks import return_cards
 from pbem.rules.core.events import Event
-from pbem.rules.core.phase import acting_nation
+from pbem.rules.core.phase import acting_nation, defaulted
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
@@ -312,6 +312,8 @@ def _purchase_text(d: dict[str, Any]) -> str:
 def tell_ordered(state: GameState, event: Event, viewer: str) -> str:
     d = event.data
     if d.get("by_default"):
+        if d.get("kicked"):
+            return f"{d['nation']} buys nothing ({defaulted(d)})."
         return f"{d['nation']} gave no civilization-card order by the deadline: it buys nothing."
     if not sees_hand(viewer, d["nation"]):
         return f"{d['nation']} has given its civilization-card order."

@@ -48,7 +48,7 @@ from pbem.rules.board.support import (
 )
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
-from pbem.rules.core.phase import PhaseRules, acting_nation, phase_ended
+from pbem.rules.core.phase import PhaseRules, acting_nation, defaulted, phase_ended
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
@@ -72,18 +72,18 @@ from pbem.rules.phases.cities.towns import (
     AS_MANY,
     TOWN_CITES,
     BuildTowns,
-    architecture_cities,
     apply_towns_built,
+    architecture_cities,
     check_towns,
     filed_towns,
     has_architecture,
     sites_left,
     tell_towns_built,
-    towns_treasury,
     tokens_per_town,
     town_line,
     town_sites,
     towns_event,
+    towns_treasury,
 )
 from pbem.rules.ruleset.options import options_of
 from pbem.rules.ruleset.rulebook import ruleset_of
@@ -438,7 +438,7 @@ def _tell_towns_ordered(state: GameState, event: Event, viewer: str) -> str:
 
 
 def _tell_done(state: GameState, event: Event, viewer: str) -> str:
-    how = " (deadline passed: no city)" if event.data.get("by_default") else ""
+    how = f" ({defaulted(event.data)}: no city)" if event.data.get("by_default") else ""
     return f"{event.data['nation']} has completed its city orders{how}."
 
 

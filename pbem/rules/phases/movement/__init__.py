@@ -37,7 +37,7 @@ from __future__ import annotations
 from pbem.rules.board.ranking import census_order
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
-from pbem.rules.core.phase import PhaseRules, phase_ended
+from pbem.rules.core.phase import PhaseRules, defaulted, phase_ended
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
@@ -187,13 +187,13 @@ RULES = PhaseRules(
         "ShipKept": lambda s, e, v: f"{e.data['nation']} paid upkeep for its ship in {e.data['area']} ({paid_text(e.data)}).",
         "ShipScrapped": lambda s, e, v: f"{e.data['nation']} gave up its ship in {e.data['area']}; it returns to stock.",
         "ShipOrdersDone": lambda s, e, v: f"{e.data['nation']} finished with its ships"
-        + (" (deadline passed)." if e.data.get("by_default") else "."),
+        + (f" ({defaulted(e.data)})." if e.data.get("by_default") else "."),
         "UpkeepCollected": tell_upkeep,
         "ShipConstructionEnded": lambda s, e, v: "Ship construction is over; movement begins.",
         "TokensMoved": tell_moved,
         "TokensSailed": tell_sailed,
         "CityAttacked": tell_attacked,
         "MovesDone": lambda s, e, v: f"{e.data['nation']} finished moving"
-        + (" (deadline passed: nothing more moves)." if e.data.get("by_default") else "."),
+        + (f" ({defaulted(e.data)}: nothing more moves)." if e.data.get("by_default") else "."),
     },
 )
