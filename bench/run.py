@@ -18,10 +18,12 @@ from email.utils import make_msgid
 from pathlib import Path
 
 from pbem.mail.tokens import reply_address
+from pbem.picture import board_png, board_svg
 from pbem.rules import engine as E
 from pbem.rules.core.codec import state_from_json, state_to_json
 from pbem.service.games import NewPlayer, create_game
 from pbem.service.inbound import ingest
+from pbem.service.pictures import MAIL_WIDTH
 from pbem.service.projector import to_event
 from pbem.service.settings import Settings
 from pbem.service.simulate import simulate
@@ -132,11 +134,34 @@ def bench_replay(tmp: Path, repeats: int) -> tuple[float, float, int]:
     return fold, decode, len(events)
 
 
+def bench_picture(tmp: Path) -> tuple[float, float, float, int]:
+    """The board of a 6-player game after 4 turns: its SVG, its PNG at a letter's width, and (the reference a
+    phase end pays anyway) replaying the game's log from zero; each once. Also the PNG's size."""
+    url = f"sqlite:///{tmp / f'picture{time.monotonic_ns()}.sqlite'}"
+    simulate(6, 4, "bench-picture", miss=0.2, db_url=url)
+    db = make_engine(url)
+    with UnitOfWork(db) as uow:
+        game = uow.events.all_games()[0]
+        events = [to_event(r) for r in uow.events.read(game)]
+    db.dispose()
+    start = time.perf_counter()
+    state = E.fold(E.new_game(game), events)
+    replayed = time.perf_counter() - start
+    start = time.perf_counter()
+    board_svg(state)
+    svg = time.perf_counter() - start
+    start = time.perf_counter()
+    png = board_png(state, width=MAIL_WIDTH)
+    return svg, time.perf_counter() - start, replayed, len(png)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     appends, mails, secret_mails, folds, decodes = [], [], [], [], []
+    pictures: list[tuple[float, float, float]] = []
+    png_bytes = 0
     variants: dict[str, list[float]] = {name: [] for name in VARIANTS}
     n_events = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -149,12 +174,17 @@ def main() -> None:
             decodes.append(decode)
             for name, took in bench_variant_replay(Path(tmp), 5).items():
                 variants[name].append(took)
+            svg, png, replayed, png_bytes = bench_picture(Path(tmp))
+            pictures.append((svg, png, replayed))
     med = statistics.median
     print(f"append, one event per transaction (SQLite, WAL, synchronous=FULL): median {med(appends) * 1e3:.2f} ms/event")
     print(f"inbound reply (token), stored to acknowledged (SQLite): median {med(mails) * 1e3:.1f} ms/message ({1 / med(mails):.0f} messages/s)")
     print(f"inbound fresh mail with SECRET (one scrypt check): median {med(secret_mails) * 1e3:.1f} ms/message (ratio to a reply {med(secret_mails) / med(mails):.1f})")
     print(f"replay from zero of a {n_events}-event simulated game: median {med(folds) * 1e3:.2f} ms ({n_events / med(folds):.0f} events/s)")
     print(f"snapshot decode of the same game's end state: median {med(decodes) * 1e3:.2f} ms (replay/snapshot ratio {med(folds) / med(decodes):.1f})")
+    svg, png, replayed = (med(p[i] for p in pictures) for i in range(3))
+    print(f"board picture, 6 players after 4 turns: SVG median {svg * 1e3:.1f} ms, PNG {png * 1e3:.0f} ms at "
+          f"{MAIL_WIDTH} px ({png_bytes // 1000} kB); ratio PNG/replay of the game {png / replayed:.1f}")
     base = med(variants["base"])
     for name, times in variants.items():
         print(f"replay per event, 6 players, 8 turns, {name}: median {med(times) * 1e6:.1f} us (ratio to the base game {med(times) / base:.2f})")
