@@ -113,15 +113,21 @@ def bench_variant_replay(tmp: Path, repeats: int) -> dict[str, float]:
     return out
 
 
-def bench_replay(tmp: Path, repeats: int) -> tuple[float, float, int]:
-    """Seconds to fold a simulated game's log from zero, and to decode a snapshot of its end."""
-    url = f"sqlite:///{tmp / f'replay{time.monotonic_ns()}.sqlite'}"
-    simulate(8, 3, "bench-replay", miss=0.2, db_url=url)
+def _bot_game(tmp: Path, name: str, players: int, turns: int) -> tuple[str, list]:
+    """A bot game played into a fresh database: its id and its events."""
+    url = f"sqlite:///{tmp / f'{name}{time.monotonic_ns()}.sqlite'}"
+    simulate(players, turns, f"bench-{name}", miss=0.2, db_url=url)
     db = make_engine(url)
     with UnitOfWork(db) as uow:
         game = uow.events.all_games()[0]
         events = [to_event(r) for r in uow.events.read(game)]
     db.dispose()
+    return game, events
+
+
+def bench_replay(tmp: Path, repeats: int) -> tuple[float, float, int]:
+    """Seconds to fold a simulated game's log from zero, and to decode a snapshot of its end."""
+    game, events = _bot_game(tmp, "replay", 8, 3)
     start = time.perf_counter()
     for _ in range(repeats):
         final = E.fold(E.new_game(game), events)
@@ -137,13 +143,7 @@ def bench_replay(tmp: Path, repeats: int) -> tuple[float, float, int]:
 def bench_picture(tmp: Path) -> tuple[float, float, float, int]:
     """The board of a 6-player game after 4 turns: its SVG, its PNG at a letter's width, and (the reference a
     phase end pays anyway) replaying the game's log from zero; each once. Also the PNG's size."""
-    url = f"sqlite:///{tmp / f'picture{time.monotonic_ns()}.sqlite'}"
-    simulate(6, 4, "bench-picture", miss=0.2, db_url=url)
-    db = make_engine(url)
-    with UnitOfWork(db) as uow:
-        game = uow.events.all_games()[0]
-        events = [to_event(r) for r in uow.events.read(game)]
-    db.dispose()
+    game, events = _bot_game(tmp, "picture", 6, 4)
     start = time.perf_counter()
     state = E.fold(E.new_game(game), events)
     replayed = time.perf_counter() - start

@@ -61,19 +61,27 @@ def _parse(key: str) -> tuple[str, int]:
     return kind, int(number)
 
 
+def _waiting_row(uow: UnitOfWork, kind: str, number: int, key: str):
+    """The undelivered letter or the waiting/failed message ``key`` names, or a GameError saying there is none."""
+    if kind == "out":
+        row = uow.outbox.get(number)
+        if row is None or row.sent_at is not None:
+            raise GameError(f"{key}: no undelivered letter with that number")
+        return row
+    row = uow.inbox.get(number)
+    if row is None or row.status not in ("received", "failed"):
+        raise GameError(f"{key}: no waiting or failed message with that number")
+    return row
+
+
 def retry(db: Engine, settings: Settings, key: str, now: datetime) -> str:
     """Handle a message again, or send a letter at the next flush; what happened, in one line."""
     kind, number = _parse(key)
     with UnitOfWork(db) as uow:
+        _waiting_row(uow, kind, number, key)
         if kind == "out":
-            row = uow.outbox.get(number)
-            if row is None or row.sent_at is not None:
-                raise GameError(f"{key}: no undelivered letter with that number")
             uow.outbox.retry_now(number, now)
             return f"{key}: goes at the next flush (`pbem flush`, or within a second under `pbem serve`)"
-        row = uow.inbox.get(number)
-        if row is None or row.status not in ("received", "failed"):
-            raise GameError(f"{key}: no waiting or failed message with that number")
         uow.inbox.mark(number, "received", now=now)
     outcome: Outcome = process(db, settings, number, now)
     return f"{key}: {outcome.status}: {outcome.detail}"
@@ -83,14 +91,9 @@ def drop(db: Engine, key: str, now: datetime) -> str:
     """Never handle this message, or never send this letter; it stays on record."""
     kind, number = _parse(key)
     with UnitOfWork(db) as uow:
+        _waiting_row(uow, kind, number, key)
         if kind == "out":
-            row = uow.outbox.get(number)
-            if row is None or row.sent_at is not None:
-                raise GameError(f"{key}: no undelivered letter with that number")
             uow.outbox.drop(number, now)
             return f"{key}: dropped; it stays on record and is never sent"
-        row = uow.inbox.get(number)
-        if row is None or row.status not in ("received", "failed"):
-            raise GameError(f"{key}: no waiting or failed message with that number")
         uow.inbox.mark(number, "rejected", error="dropped by the operator", now=now)
         return f"{key}: dropped; it stays on record and is never handled"
