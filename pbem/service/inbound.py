@@ -309,16 +309,6 @@ def _refuse_unreadable(uow: UnitOfWork, settings: Settings, row, reason: str, no
 def process(db: Engine, settings: Settings, inbox_id: int, now: datetime) -> Outcome:
     """Handle one stored message exactly once (the inbox row is marked in the same transaction); log one line."""
     started = time.perf_counter()
-    outcome = _process(db, settings, inbox_id, now)
-    if outcome.status != "skipped":
-        with UnitOfWork(db) as uow:
-            row = uow.inbox.get(inbox_id)
-        message_id = row.message_id if row is not None else str(inbox_id)
-        telemetry.mail_in(message_id, outcome.game, outcome.status, outcome.detail, (time.perf_counter() - started) * 1000)
-    return outcome
-
-
-def _process(db: Engine, settings: Settings, inbox_id: int, now: datetime) -> Outcome:
     with UnitOfWork(db) as uow:
         first = uow.inbox.get(inbox_id)
     if first is None or first.status != "received":
@@ -337,12 +327,15 @@ def _process(db: Engine, settings: Settings, inbox_id: int, now: datetime) -> Ou
         return outcome
 
     try:
-        return retrying(db, work)
+        outcome = retrying(db, work)
     except Exception as exc:  # keep the message; record why, so an operator can retry it (pbem queue)
         with UnitOfWork(db) as uow:
             uow.inbox.mark(inbox_id, "failed", error=f"{type(exc).__name__}: {exc}", now=now)
-        telemetry.mail_in(str(inbox_id), None, "failed", f"{type(exc).__name__}: {exc}", 0)
+        telemetry.mail_in(first.message_id, None, "failed", f"{type(exc).__name__}: {exc}", 0)
         raise
+    if outcome.status != "skipped":
+        telemetry.mail_in(first.message_id, outcome.game, outcome.status, outcome.detail, (time.perf_counter() - started) * 1000)
+    return outcome
 
 
 def process_backlog(db: Engine, settings: Settings, now: datetime) -> list[Outcome]:
