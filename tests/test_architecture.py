@@ -42,8 +42,9 @@ RULES_LAYERS: tuple[tuple[str, ...], ...] = (
     ("pbem.rules.ruleset",),
     ("pbem.rules.board",),
     ("pbem.rules.phases",),
-    ("pbem.rules.turn", "pbem.rules.table"),
+    ("pbem.rules.turn", "pbem.rules.table", "pbem.rules.ledger"),
     ("pbem.rules.engine",),
+    ("pbem.rules.branches",),
     ("pbem.rules.narration", "pbem.rules.view", "pbem.rules.invariants"),
 )
 

@@ -53,7 +53,7 @@ class OrderLine:
     suggestions: tuple[str, ...] = ()
     help: str | None = None
     notes: tuple[str, ...] = ()
-    #: A question (STATUS, ORDERS, HAND, BOARD, HISTORY) and what follows it: the service answers it.
+    #: A question (STATUS, ORDERS, HAND, BOARD, HISTORY, EXPLAIN) and what follows it: the service answers it.
     query: tuple[str, str] | None = None
 
 
@@ -86,14 +86,17 @@ for _module in VERB_MODULES:
 CANONICAL[press_orders.SendPress] = press_orders.canonical
 HELP_VERBS = ("HELP", "?")
 #: Questions any player may ask; written whole (ORDERS is not ORDER), answered by the service.
-QUERY_VERBS = ("STATUS", "ORDERS", "HAND", "BOARD", "HISTORY", "MAP")
+QUERY_VERBS = ("STATUS", "ORDERS", "HAND", "BOARD", "HISTORY", "MAP", "EXPLAIN")
+#: Orders that must be written whole: their beginnings are everyday words ("See my answers below", "Roll on
+#: Friday"), and what they do (tell the seed, take the game back) must never be guessed from a word of prose.
+WHOLE_VERBS = ("SEED", "ROLLBACK")
 
 
 def _verb(word: str) -> str:
     word = word.upper().rstrip(":")
     if word in VERBS:
         return word
-    starts = sorted({v for v in VERBS if v.startswith(word)}) if len(word) >= 3 else []
+    starts = sorted({v for v in VERBS if v.startswith(word) and v not in WHOLE_VERBS}) if len(word) >= 3 else []
     if len(starts) == 1:
         return starts[0]
     near = difflib.get_close_matches(word, list(VERBS), n=3, cutoff=0.7)

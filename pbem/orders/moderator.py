@@ -16,6 +16,8 @@ from pbem.rules.core.commands import (
     Moderate,
     PassDeadline,
     ReplacePlayer,
+    RevealSeed,
+    RollBack,
 )
 from pbem.rules.core.state import GameState
 from pbem.rules.table import kicked, observers
@@ -149,6 +151,22 @@ def _deny(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Dismis
     return DismissObserver(number, " ".join(reason.split())[:300])
 
 
+def _rollback(state: GameState, actor: Actor, rest: str, notes: list[str]) -> RollBack:
+    _moderator_only(actor, "roll the game back")
+    words = rest.split(None, 1)
+    if not words or not words[0].isdigit():
+        raise LineError("write ROLLBACK <version> <reason>: the version the game goes back to, as `pbem log` numbers it")
+    return RollBack(int(words[0]), _reason(words[1] if len(words) > 1 else "", "ROLLBACK <version>"))
+
+
+def _seed(state: GameState, actor: Actor, rest: str, notes: list[str]) -> RevealSeed:
+    _moderator_only(actor, "ask for the secret seed")
+    if rest.strip():
+        raise LineError("SEED takes nothing after it")
+    notes.append("every player is told that you asked for the seed")
+    return RevealSeed("", "moderator")
+
+
 VERBS: dict[str, tuple[Parser, str]] = {
     "DEADLINE": (_deadline, "DEADLINE [reason]  (moderator: apply defaults for missing orders now)"),
     "PAUSE": (_pause, "PAUSE <reason>  (moderator: no deadline passes until RESUME)"),
@@ -160,6 +178,8 @@ VERBS: dict[str, tuple[Parser, str]] = {
     "UNKICK": (_unkick, "UNKICK <nation> [reason]  (moderator: the player gives its orders again)"),
     "APPROVE": (_approve, "APPROVE <observer>  (moderator: let someone who asked watch the game)"),
     "DENY": (_deny, "DENY <observer> [reason]  (moderator: turn a request away, or end an observer's watch)"),
+    "ROLLBACK": (_rollback, "ROLLBACK <version> <reason>  (moderator: take the game back; later events are kept, superseded)"),
+    "SEED": (_seed, "SEED  (moderator: be told the secret seed; every player learns that you asked)"),
 }
 
 
@@ -180,4 +200,6 @@ CANONICAL = {
     DismissObserver: lambda c: f"DENY {c.observer} {c.reason}".rstrip(),
     Moderate: _canonical,
     ReplacePlayer: lambda c: f"REPLACE player {c.player_id} WITH {c.name} {c.email} {c.reason}",
+    RollBack: lambda c: f"ROLLBACK {c.to} {c.reason}",
+    RevealSeed: lambda c: "SEED",
 }

@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from pbem.rules import table, turn
-from pbem.rules.core.commands import Command, PassDeadline
+from pbem.rules import ledger, table, turn
+from pbem.rules.core.commands import Command, PassDeadline, RevealSeed
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.core.phase import Apply, Decide, Narrate, PhaseRules, unplayable
@@ -47,8 +47,9 @@ from pbem.rules.ruleset.options import options_of
 #: are ruled as before. 0.5.0 adds the table (`pbem.rules.table`): its record
 #: outlives the phase, a kicked seat's prompts are answered by their defaults,
 #: and an order before one's turn is `NotYourTurn`; games without table events
-#: are ruled as before.
-ENGINE_VERSION = "0.5.0"
+#: are ruled as before. 0.6.0 adds the log's own events (`pbem.rules.ledger`): the seed
+#: revealed and rollbacks (`pbem.rules.branches`); games without them are ruled as before.
+ENGINE_VERSION = "0.6.0"
 
 #: Every phase the engine can play, by phase id, in the order of the turn. A
 #: phase of the turn that is not here is begun and then waits: the engine
@@ -72,7 +73,7 @@ PHASES: dict[str, PhaseRules] = {
         ast.RULES,
     )
 }
-_ALL = (*PHASES.values(), turn.RULES, table.RULES)
+_ALL = (*PHASES.values(), turn.RULES, table.RULES, ledger.RULES)
 
 
 def _table(entries: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -108,6 +109,11 @@ def apply(state: GameState, event: Event) -> GameState:
     if handler is None:
         raise ValueError(f"unknown event type {event.type!r}")
     return replace(handler(state, dict(event.data)), version=state.version + 1)
+
+
+def known_event_type(name: str) -> bool:
+    """True for an event type this engine can fold (a log from a newer engine may hold others)."""
+    return name in _APPLY
 
 
 def fold(state: GameState, events: Sequence[Event]) -> GameState:
@@ -181,7 +187,7 @@ def _decide_deadline(state: GameState, command: PassDeadline) -> list[Event]:
 
 def decide(state: GameState, command: Command, draws: Draws) -> list[Event]:
     """Validate one command; return the order's events and every outcome that follows."""
-    if state.finished:
+    if state.finished and not isinstance(command, RevealSeed):
         raise Rejection("the game is over")
     if isinstance(command, PassDeadline):
         events = _decide_deadline(state, command)

@@ -10,28 +10,61 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.state import GameState
 from pbem.rules.engine import pending
 from pbem.rules.phases.ast import final_standings
 from pbem.rules.ruleset.model import money_type
 from pbem.rules.ruleset.options import options_of
 from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.turn import phase_title
 
 VIEWERS = ("observer", "moderator", "auditor")
 
 
+#: How every command and mail query names a viewer (docs/audit.md): one syntax everywhere.
+VIEWER_SYNTAX = "NATION (or player:NATION, or the player's name), observer, moderator, auditor"
+
+
+def normalise_viewer(viewer: str) -> str:
+    """The canonical spelling of a viewer: ``observer``, ``moderator``, ``auditor`` or ``player:<nation>``.
+
+    Syntax only: a bare word that is not a role names a nation. Whether that
+    nation is in the game is `check_viewer`'s question, asked once against the
+    game as it stands now, so a nation chosen during setup can read the
+    versions from before its choice.
+    """
+    word = viewer.strip().lower()
+    if word in VIEWERS:
+        return word
+    nation = word.split(":", 1)[1].strip() if word.startswith("player:") else word
+    if not nation or ":" in nation or " " in nation:
+        raise ValueError(f"unknown viewer {viewer!r}: use {VIEWER_SYNTAX}")
+    return f"player:{nation}"
+
+
 def check_viewer(state: GameState, viewer: str) -> str:
-    viewer = viewer.strip().lower()
-    if viewer in VIEWERS:
-        return viewer
-    if viewer.startswith("player:"):
-        nation = viewer.split(":", 1)[1]
-        if any(n.lower() == nation for n in state.nations):
-            return viewer
-        raise ValueError(f"no nation {nation!r} in game {state.game_id}")
-    if any(n.lower() == viewer for n in state.nations):
-        return f"player:{viewer}"
-    raise ValueError(f"unknown viewer {viewer!r}: use player:<nation>, observer, moderator or auditor")
+    """The canonical viewer for ``viewer`` in the game as it stands now (``state``), or ValueError in one line.
+
+    An auditor reads everything once the game has ended; until then he reads
+    what an observer reads (docs/audit.md), so an audit asked for during play
+    can never carry a hand or a draw back to the table. Callers pass the
+    latest state, so an auditor of a finished game also reads its past
+    versions whole.
+    """
+    by_name = {p.name.strip().lower(): p.nation for p in state.players if p.nation}
+    word = viewer.strip().lower()
+    if word not in VIEWERS and not word.startswith("player:") and word in by_name and word not in {n.lower() for n in state.nations}:
+        word = f"player:{by_name[word]}"
+    canonical = normalise_viewer(word)
+    if canonical == "auditor" and not state.finished:
+        return "observer"
+    if canonical.startswith("player:"):
+        nation = canonical.split(":", 1)[1]
+        if not any(n.lower() == nation for n in state.nations):
+            chosen = ", ".join(sorted(n.lower() for n in state.nations)) or "none chosen yet"
+            raise ValueError(f"no nation {nation!r} in game {state.game_id} (its nations: {chosen})")
+    return canonical
 
 
 def _sees_hand(viewer: str, nation: str) -> bool:
@@ -46,9 +79,37 @@ def _hand_count(state: GameState, viewer: str, nation: str) -> int | None:
     return n.kept_hand_count
 
 
+def sees_prompt(state: GameState, viewer: str, prompt: Prompt) -> bool:
+    """Whether ``viewer`` may read what ``prompt`` asks: its own player and the overseers.
+
+    A question is worded for the one player who must answer it and may say
+    what only he knows ("you hold fewer than 3 tradable cards" gives away a
+    held Famine; "... and hold 9" a hand size that D-8 `1991` keeps private).
+    """
+    if viewer in ("moderator", "auditor"):
+        return True
+    nation = state.player(prompt.player_id).nation
+    return bool(nation) and viewer == f"player:{nation.lower()}"
+
+
+def neutral_question(state: GameState) -> str:
+    """What everyone else reads of a pending question: only that orders for this phase are awaited."""
+    return f"orders for {phase_title(state, state.phase)}"
+
+
+def asked_entry(state: GameState, viewer: str, prompt: Prompt) -> dict[str, Any]:
+    """One entry of a view's ``pending``: who is asked and the step; the question only for those who may read it."""
+    question = prompt.question if sees_prompt(state, viewer, prompt) else neutral_question(state)
+    return {"step": prompt.step, "question": question, "player": state.player(prompt.player_id).name}
+
+
 def view(state: GameState, viewer: str) -> dict[str, Any]:
-    """The game as ``viewer`` may see it, as JSON-ready data (documented in docs/state.md)."""
-    viewer = check_viewer(state, viewer)
+    """The game as ``viewer`` may see it, as JSON-ready data (documented in docs/state.md).
+
+    The viewer is checked for syntax only: a nation not yet chosen at this
+    version sees what any other player sees.
+    """
+    viewer = normalise_viewer(viewer)
     ruleset = ruleset_of(state) if state.players else None
     money = options_of(state).no_trading
     nations: dict[str, Any] = {}
@@ -90,10 +151,7 @@ def view(state: GameState, viewer: str) -> dict[str, Any]:
         "seed_commitment": state.seed_commitment,
         "players": [{"id": p.id, "name": p.name, "nation": p.nation} for p in state.players],
         "place_order": [state.player(pid).name for pid in state.place_order],
-        "pending": {
-            who: {"step": p.step, "question": p.question, "player": state.player(p.player_id).name}
-            for who, p in pending(state).items()
-        },
+        "pending": {who: asked_entry(state, viewer, p) for who, p in pending(state).items()},
         "nations": nations,
         "areas": areas,
         # Revealed in phase 8 (seed 003: 8); who traded a card stays between the two players.

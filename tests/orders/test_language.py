@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pbem.orders.language import Actor, parse_orders
 from pbem.rules import engine as E
-from pbem.rules.core.commands import PassDeadline
+from pbem.rules.core.commands import PassDeadline, RevealSeed, RollBack
 from pbem.rules.core.draws import Draws, commitment
 from pbem.rules.phases.setup import ChooseNation, PlaceStartToken
 
@@ -98,3 +98,13 @@ def test_a_line_note_stays_with_its_line():
     orders = parse_orders("NATION Crete\nPLACE Knosos", game(), Actor(player_id=1))
     assert orders.lines[1].notes == ("read 'Knosos' as Knossos",)
     assert orders.notes == ()  # the message's own notes: none
+
+
+def test_seed_and_rollback_are_never_guessed_from_a_word_of_prose():
+    """"See my answers inline" (Outlook) and "Roll on Friday" are prose, not SEED or ROLLBACK, even for the moderator."""
+    state = E.fold(E.new_game("g"), E.create("g", [(1, "A", None), (2, "B", None), (3, "C", None)], {}, commitment("s"), Draws("s")))
+    for actor in (Actor(player_id=1), Actor(moderator=True)):
+        orders = parse_orders("See my answers inline.\nRoll on Friday.\n", state, actor)
+        assert not [line for line in orders.lines if line.command is not None or line.error], orders.lines
+    mod = parse_orders("SEED\nROLLBACK 3 a misread order\n", state, Actor(moderator=True))
+    assert [type(line.command) for line in mod.lines] == [RevealSeed, RollBack]

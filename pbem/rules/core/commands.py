@@ -149,5 +149,25 @@ class TakeQueued:
     lines: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class RevealSeed:
+    """Publish the game's secret seed: to everyone when the game has ended, or to the moderator who asks.
+
+    The seed travels in the command because the engine never holds it; the
+    engine only checks it against the commitment published at the start.
+    """
+
+    seed: str
+    to: str = "everyone"  # or "moderator"
+
+
+@dataclass(frozen=True)
+class RollBack:
+    """The moderator takes the game back to an earlier version; what followed stays in the log, superseded."""
+
+    to: int
+    reason: str
+
+
 #: Any command: a phase's own, or the clock's and the table's above.
 Command: TypeAlias = object

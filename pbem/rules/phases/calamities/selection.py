@@ -2,7 +2,8 @@
 
 Every calamity card held is revealed and leaves its holder's hand. The holder
 is the primary victim; a tradable calamity that changed hands in phase 7
-names its giver (Treachery's trader; never a secondary victim). A player who
+names its giver (Treachery's trader; never a secondary victim), told only to
+the giver, the victim and the overseers (`knows_trader`). A player who
 is primary victim of more than `primary-calamity-limit` calamities keeps that
 many, drawn at random; the others go to the returned cards with no effect.
 
@@ -106,10 +107,24 @@ def settle_selection(state: GameState, draws: Draws) -> list[Event]:
     return []
 
 
+def knows_trader(viewer: str, victim: str, giver: str | None) -> bool:
+    """Whether ``viewer`` may read who traded a calamity to its victim.
+
+    Who traded a card is a detail of a deal between two players (§28.3: deal
+    details are not revealed; docs/state.md): the giver, the victim and the
+    overseers know it. Where a calamity's own rule gives the trader a public
+    part (Treachery's beneficiary, Piracy's chooser, Barbarian route ties) he
+    is named when he acts, in the resolution's own sentences, not here.
+    """
+    if giver is None:
+        return False
+    return viewer in ("moderator", "auditor") or viewer in (f"player:{victim.lower()}", f"player:{giver.lower()}")
+
+
 def _tell_revealed(state: GameState, event: Event, viewer: str) -> str:
     parts = []
     for c in event.data["calamities"]:
-        how = f" (traded by {c['giver']})" if c["giver"] else ""
+        how = f" (traded by {c['giver']})" if knows_trader(viewer, c["victim"], c["giver"]) else ""
         parts.append(f"{c['calamity']} strikes {c['victim']}{how}")
     return "Calamities revealed: " + "; ".join(parts) + "."
 

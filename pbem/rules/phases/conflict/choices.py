@@ -153,7 +153,9 @@ def _spoils_prompt(state: GameState) -> Prompt | None:
                 else f"{towns} of {defender}'s towns in {area} were destroyed in the conflict")
     asks = []
     if want_draw:
-        asks.append(f"whether to draw one trade card at random from {defender}'s hand ({len(state.nations[defender].hand)} cards)")
+        # D-8: how many cards the defender holds is everyone's under `seed`; under `1991` only after 12b.
+        held = f" ({len(state.nations[defender].hand)} cards)" if options_of(state).public_hand_size == "seed" else ""
+        asks.append(f"whether to draw one trade card at random from {defender}'s hand{held}")
     if want_pillage:
         asks.append(f"how many tokens (0 to {most}) to move from your stock to your treasury")
     n = state.nations[attacker]
