@@ -9,7 +9,7 @@ $(BIN)/pbem: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(BIN)/pbem
 
-.PHONY: install demo test fuzz bench clean
+.PHONY: install demo test visibility fuzz bench clean
 install: $(BIN)/pbem
 
 demo: $(BIN)/pbem
@@ -17,6 +17,10 @@ demo: $(BIN)/pbem
 
 test: $(BIN)/pbem
 	$(BIN)/pytest -q
+
+# Every viewer sees only what the rules let him see, in four bot games by mail covering all twelve calamities.
+visibility: $(BIN)/pbem
+	PBEM_VISIBILITY_FULL=1 $(BIN)/pytest -q tests/audit/test_visibility.py
 
 # Ten thousand generated messages through the inbound path (docs/mail.md); CI runs it after the tests.
 fuzz: $(BIN)/pbem

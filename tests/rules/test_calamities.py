@@ -76,8 +76,11 @@ def test_selection_orders_by_stack_and_names_the_giver():
     got = [(c["calamity"], c["victim"], c["giver"]) for c in revealed.data["calamities"]]
     # Superstition went Egypt -> Crete -> ... -> Egypt: the last trade to Egypt counts
     assert got == [("Treachery", "Crete", None), ("Famine", "Babylon", None), ("Superstition", "Egypt", "Babylon"), ("Epidemic", "Egypt", "Crete")]
-    text = describe_event(state, revealed, "observer")
-    assert "Epidemic strikes Egypt (traded by Crete)" in text
+    # who traded a card is between the two players (§28.3): the others read only the victim
+    assert "Epidemic strikes Egypt." in describe_event(state, revealed, "observer")
+    assert "traded" not in describe_event(state, revealed, "player:crete").split("Superstition strikes Egypt")[1].split(";")[0]
+    for party in ("player:egypt", "player:crete", "moderator", "auditor"):
+        assert "Epidemic strikes Egypt (traded by Crete)" in describe_event(state, revealed, party)
 
 
 def test_non_tradable_calamity_never_has_a_giver():
