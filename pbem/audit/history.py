@@ -1,14 +1,25 @@
-"""A game's history as a viewer may read it (`pbem log`)."""
+"""A game's history as a viewer may read it (`pbem log`).
+
+A log with rollbacks has two branches (or more): what counts, and what was
+superseded. The moderator reads both; an auditor reads both once the game has
+ended (during the game he reads what counts, like everyone else); players and
+observers read what counts and the rollback itself, which says why.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from pbem.rules import engine as rules
+from pbem.rules.branches import fold_log, superseded, walk
 from pbem.rules.core.events import Event
 from pbem.rules.engine import describe_event
 from pbem.rules.view import check_viewer
 from pbem.store.events import RecordedEvent
+
+
+def reads_superseded(viewer: str, finished: bool) -> bool:
+    """Who may read the branches a rollback set aside (docs/audit.md)."""
+    return viewer == "moderator" or (viewer == "auditor" and finished)
 
 
 def history(game_id: str, recorded: list[RecordedEvent], viewer: str) -> list[dict[str, Any]]:
@@ -19,13 +30,15 @@ def history(game_id: str, recorded: list[RecordedEvent], viewer: str) -> list[di
     included.
     """
     events = [Event.from_payload(rec.type, rec.payload) for rec in recorded]
-    if events:
-        viewer = check_viewer(rules.fold(rules.new_game(game_id), events), viewer)
-    state = rules.new_game(game_id)
+    now = fold_log(game_id, events)
+    viewer = check_viewer(now, viewer)
+    undone = superseded(events)
+    both = reads_superseded(viewer, now.finished)
     entries: list[dict[str, Any]] = []
-    for rec, event in zip(recorded, events):
-        text = describe_event(state, event, viewer)
-        state = rules.apply(state, event)
+    for rec, (version, before, event, _after) in zip(recorded, walk(game_id, events)):
+        if version in undone and not both:
+            continue
+        text = describe_event(before, event, viewer)
         if text is None:
             continue
         entry: dict[str, Any] = {
@@ -36,6 +49,8 @@ def history(game_id: str, recorded: list[RecordedEvent], viewer: str) -> list[di
             "recorded_at": rec.metadata.get("recorded_at"),
             "hash": rec.hash,
         }
+        if version in undone:
+            entry["superseded_by"] = undone[version]
         if viewer in ("moderator", "auditor"):
             entry["actor"] = rec.metadata.get("actor")
             entry["source"] = rec.metadata.get("source")

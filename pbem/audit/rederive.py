@@ -4,6 +4,9 @@ The log pins what was ruled. Re-deriving feeds each recorded input (order,
 clock tick, moderator action) back into `decide` with the game's seed and
 checks that the engine produces exactly the outcomes recorded after it. A
 difference means the log was altered or the engine's rulings changed since.
+A rollback is re-decided against the log before it (was its target a version
+where the game waited, not itself undone?), and the superseded branch is
+re-derived like the rest: both branches were ruled, so both are checked.
 """
 
 from __future__ import annotations
@@ -12,9 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pbem.rules import engine as rules
+from pbem.rules.branches import restored, roll_back
+from pbem.rules.core.commands import RollBack
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.core.rejection import Rejection
+from pbem.rules.core.state import GameState
 
 
 @dataclass(frozen=True)
@@ -53,11 +59,18 @@ def rederive(game_id: str, events: Sequence[Event], secret_seed: str) -> Rederiv
     batches = 0
     index = 0
     state = rules.new_game(game_id)
+    targets = {e.data["to"] for e in events if e.type == "RolledBack"}
+    kept: dict[int, GameState] = {}
     while True:
         problem = _differs(expected, events[index:], index + 1)
         if problem:
             return Rederivation(False, batches, index, *problem)
-        state = rules.fold(state, events[index : index + len(expected)])
+        for offset, event in enumerate(events[index : index + len(expected)]):
+            version = index + offset + 1
+            # A rollback's state is the state at its target, which this walk kept as it passed it.
+            state = restored(kept[event.data["to"]], state, version) if event.type == "RolledBack" else rules.apply(state, event)
+            if version in targets:
+                kept[version] = state
         index += len(expected)
         batches += 1
         if index >= len(events):
@@ -66,6 +79,9 @@ def rederive(game_id: str, events: Sequence[Event], secret_seed: str) -> Rederiv
         if not rules.is_input(event):
             return Rederivation(False, batches, index, index + 1, f"version {index + 1}: {event.type} follows no input")
         try:
-            expected = rules.decide(state, rules.command_for(state, event), draws)
+            if event.type == "RolledBack":  # decided against the log, not the state: which versions may be gone back to
+                expected = roll_back(events[:index], RollBack(event.data["to"], event.data.get("reason", "")))
+            else:
+                expected = rules.decide(state, rules.command_for(state, event), draws)
         except Rejection as exc:
             return Rederivation(False, batches, index, index + 1, f"version {index + 1}: the engine now refuses {event.type}: {exc}")

@@ -34,6 +34,12 @@ class Context:
 
 pass_ctx = click.make_pass_decorator(Context)
 
+#: Every command that shows a game takes its viewer the same way (docs/audit.md).
+viewer_option = click.option(
+    "--as", "viewer", default="observer", show_default=True,
+    help="Whose view: NATION (or player:NATION, or the player's name), observer, moderator or auditor.",
+)
+
 
 def transport(ctx: Context):
     """The relay if one is configured, else the local Maildir (created on first use)."""

@@ -17,6 +17,7 @@ import click
 from sqlalchemy import exc as sa
 
 from pbem.service.batch import GameError
+from pbem.service.projector import DamagedLog
 from pbem.service.settings import SettingsError, mask
 
 
@@ -40,7 +41,7 @@ def _database(error: Exception) -> str:
 
 def explain(error: Exception) -> tuple[str, int] | None:
     """(the one line, the exit status) for an error an operator can cause; None for a fault of pbem's own."""
-    if isinstance(error, (SettingsError, GameError)):
+    if isinstance(error, (SettingsError, GameError, DamagedLog)):
         return str(error), 2
     if isinstance(error, sa.ArgumentError):
         return f"bad database URL: {error}", 2

@@ -9,7 +9,7 @@ import click
 
 from pbem.store.unit_of_work import UnitOfWork
 
-from .context import Context, fail, now, pass_ctx
+from .context import Context, fail, now, pass_ctx, viewer_option
 
 
 @click.group()
@@ -75,21 +75,32 @@ def submit(ctx: Context, game_id: str, who: str) -> None:
     sys.exit(0 if receipt.ok else 1)
 
 
-def state_at(ctx: Context, game_id: str, at: int | None):
-    from pbem.service.projector import load_state
+def state_at(ctx: Context, game_id: str, at: int | None, viewer: str = "observer"):
+    """The game at version ``at`` (default: now) and the viewer checked against the game as it stands now.
+
+    The log's chain is checked first: a damaged log is named, never shown as if
+    it were sound.
+    """
+    from pbem.rules.view import check_viewer
+    from pbem.service.projector import checked_log, load_state
 
     with UnitOfWork(ctx.db) as uow:
         if uow.games.get(game_id) is None:
             fail(f"there is no game called {game_id!r}")
-        version, _ = uow.events.head(game_id)
+        version = len(checked_log(uow, game_id))
         if at is not None and not 1 <= at <= version:
             fail(f"--at {at} is outside the log of {game_id}: versions 1 to {version}")
-        return load_state(uow, game_id, upto=at)
+        current = load_state(uow, game_id)
+        try:
+            who = check_viewer(current, viewer)
+        except ValueError as exc:
+            fail(str(exc))
+        return (current if at is None else load_state(uow, game_id, upto=at)), who
 
 
 @click.command()
 @click.argument("game_id")
-@click.option("--as", "viewer", default="observer", help="player:NATION (or NATION), observer, moderator, auditor.")
+@viewer_option
 @click.option("--at", "at", type=int, default=None, help="Show the game as it was at this version.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (see docs/state.md).")
 @pass_ctx
@@ -97,11 +108,8 @@ def state(ctx: Context, game_id: str, viewer: str, at: int | None, as_json: bool
     """Show a game as VIEWER sees it, now or at a past version."""
     from pbem.rules.view import view
 
-    current = state_at(ctx, game_id, at)
-    try:
-        data = view(current, viewer)
-    except ValueError as exc:
-        fail(str(exc))
+    current, viewer = state_at(ctx, game_id, at, viewer)
+    data = view(current, viewer)
     if as_json:
         click.echo(json.dumps(data, indent=2, sort_keys=True))
         return
@@ -117,7 +125,8 @@ def state(ctx: Context, game_id: str, viewer: str, at: int | None, as_json: bool
     for name, a in data["areas"].items():
         if a["tokens"] or a["city"] or a.get("towns"):
             units = [f"{k} {v}" for k, v in a["tokens"].items()] + [f"{k} {v} towns" for k, v in a.get("towns", {}).items()]
-            click.echo(f"  {name}: {', '.join(units)}" + (f"; city of {a['city']}" if a["city"] else ""))
+            city = [f"city of {a['city']}"] if a["city"] else []
+            click.echo(f"  {name}: {'; '.join(filter(None, [', '.join(units), *city]))}")
 
 
 def _show_bounces(ctx: Context, game_id: str, current) -> None:
@@ -137,17 +146,18 @@ def _show_bounces(ctx: Context, game_id: str, current) -> None:
 
 @click.command()
 @click.argument("game_id")
-@click.option("--as", "viewer", default="observer", help="player:NATION, observer, moderator, auditor.")
+@viewer_option
 @click.option("--json", "as_json", is_flag=True)
 @pass_ctx
 def log(ctx: Context, game_id: str, viewer: str, as_json: bool) -> None:
     """The game's history as VIEWER may read it, with the rule clauses applied."""
     from pbem.audit.history import history
+    from pbem.service.projector import checked_log
 
     with UnitOfWork(ctx.db) as uow:
         if uow.games.get(game_id) is None:
             fail(f"there is no game called {game_id!r}")
-        recorded = uow.events.read(game_id)
+        recorded = checked_log(uow, game_id)
     try:
         entries = history(game_id, recorded, viewer)
     except ValueError as exc:
@@ -157,15 +167,20 @@ def log(ctx: Context, game_id: str, viewer: str, as_json: bool) -> None:
         return
     for e in entries:
         cites = f"  [{', '.join(e['cites'])}]" if e["cites"] else ""
-        click.echo(f"{e['version']:>5}  {e['text']}{cites}")
+        undone = f"  (superseded by the rollback at version {e['superseded_by']})" if e.get("superseded_by") else ""
+        click.echo(f"{e['version']:>5}  {e['text']}{cites}{undone}")
 
 
 @click.command()
 @click.argument("game_id")
+@click.option("--head", "kept_head", default=None, metavar="HASH",
+              help="A chain head kept from a mail: the log must hold it (a truncated or rewritten log does not).")
 @pass_ctx
-def verify(ctx: Context, game_id: str) -> None:
-    """Recompute the hash chain and re-derive every outcome from the recorded inputs."""
+def verify(ctx: Context, game_id: str, kept_head: str | None) -> None:
+    """Recompute the hash chain and re-derive every outcome (both branches of a rollback) from the recorded inputs."""
     from pbem.audit.rederive import rederive
+    from pbem.rules.branches import superseded
+    from pbem.rules.core.draws import commitment
     from pbem.rules.core.events import Event
     from pbem.store.verify import verify_chain
 
@@ -179,11 +194,57 @@ def verify(ctx: Context, game_id: str) -> None:
         click.echo(f"hash chain BROKEN at version {chain.first_broken}: {chain.reason}")
         sys.exit(1)
     click.echo(f"hash chain ok: {chain.checked} events, head {chain.head}")
-    result = rederive(game_id, [Event.from_payload(r.type, r.payload) for r in recorded], game.secret_seed)
+    if kept_head is not None:
+        kept = kept_head.strip().lower()
+        at = next((r.version for r in recorded if r.hash == kept), None)
+        if at is None:
+            click.echo(f"head NOT FOUND: no event of this log has the hash {kept}; the log was cut short or rewritten "
+                       "after the mail that showed it")
+            sys.exit(1)
+        click.echo(f"head ok: the hash you kept is version {at}; {len(recorded) - at} events were recorded after it")
+    events = [Event.from_payload(r.type, r.payload) for r in recorded]
+    undone = superseded(events)
+    marked = {r.version: r.superseded_by for r in recorded if r.superseded_by is not None}
+    if marked != undone:
+        wrong = min(set(marked.items()) ^ set(undone.items()))[0]
+        click.echo(f"superseded marks WRONG at version {wrong}: the rollbacks in the log say "
+                   f"{undone.get(wrong)}, the store says {marked.get(wrong)}")
+        sys.exit(1)
+    if undone:
+        rollbacks = sum(1 for e in events if e.type == "RolledBack")
+        click.echo(f"rollbacks: {rollbacks}, superseding {len(undone)} events; both branches are re-derived")
+    public = [(r.version, r.payload["seed"]) for r in recorded if r.type == "SeedRevealed" and r.payload.get("to") == "everyone"]
+    seed = game.secret_seed
+    if public:
+        at, seed = public[0]
+        if commitment(seed) != events[0].data.get("seed_commitment"):
+            click.echo(f"seed WRONG: the seed revealed at version {at} does not hash to the commitment published at the start")
+            sys.exit(1)
+        click.echo(f"seed ok: revealed at version {at}, its SHA-256 is the commitment published at the start")
+    if not seed:
+        click.echo("re-derivation needs the secret seed, which this log has not revealed yet (it is, when the game ends)")
+        return
+    result = rederive(game_id, events, seed)
     if not result.ok:
         click.echo(f"re-derivation FAILED at version {result.first_difference}: {result.reason}")
         sys.exit(1)
     click.echo(f"re-derivation ok: {result.batches} inputs, {result.events} events match the engine")
+
+
+@click.command()
+@click.argument("game_id")
+@click.argument("version", type=int)
+@click.option("--reason", required=True, help="Why: every player is told it.")
+@pass_ctx
+def rollback(ctx: Context, game_id: str, version: int, reason: str) -> None:
+    """Moderator: take GAME back to VERSION; later events stay in the log, superseded; each player hears what changed."""
+    from pbem.service.rollback import roll_back_game
+
+    with UnitOfWork(ctx.db) as uow:
+        if uow.games.get(game_id) is None:
+            fail(f"there is no game called {game_id!r}")
+    state = roll_back_game(ctx.db, ctx.settings, game_id, version, reason, now())
+    click.echo(f"rolled {game_id} back to version {version}: now turn {state.turn}, {state.phase}, version {state.version}")
 
 
 @click.command()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from .context import Context, fail, pass_ctx
+from .context import Context, fail, pass_ctx, viewer_option
 from .games import state_at
 
 
@@ -85,26 +85,20 @@ def rules(topic: str, name: str | None, options: tuple[str, ...]) -> None:
 @click.command("map")
 @click.argument("game_id")
 @click.option("--at", "at", type=int, default=None, help="The board as it was at this version.")
-@click.option("--as", "viewer", default="observer", help="player:NATION (or NATION), observer, moderator, auditor.")
+@viewer_option
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="FILE.svg or FILE.png.")
 @pass_ctx
 def map_(ctx: Context, game_id: str, at: int | None, viewer: str, out: Path) -> None:
     """Draw the board of GAME (now, or at a version) as VIEWER may see it, into an SVG or PNG file."""
     from pbem.picture import board_png, board_svg
-    from pbem.rules.view import check_viewer
-
 
     suffix = out.suffix.lower()
     if suffix not in (".svg", ".png"):
         fail(f"--out names an .svg or a .png file, not {out.name!r}")
     if not out.parent.is_dir():
         fail(f"the folder {out.parent} does not exist")
-    state = state_at(ctx, game_id, at)
-    try:
-        who = check_viewer(state, viewer)
-    except ValueError as exc:
-        fail(str(exc))
+    state, who = state_at(ctx, game_id, at, viewer)
     if suffix == ".svg":
         out.write_text(board_svg(state, who), encoding="utf-8")
     else:

@@ -8,6 +8,7 @@ retried from a fresh state by `retrying`.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -19,7 +20,8 @@ from sqlalchemy import Engine
 from pbem.mail.render import Renderer
 from pbem.orders.moderator import DEADLINE_FORMAT as _DEADLINE_FORMAT
 from pbem.rules import engine as rules
-from pbem.rules.core.commands import Command
+from pbem.rules.branches import fold_log, roll_back
+from pbem.rules.core.commands import Command, RevealSeed, RollBack
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.core.state import GameState
@@ -27,13 +29,19 @@ from pbem.store.events import ConcurrencyError, NewEvent
 from pbem.store.unit_of_work import UnitOfWork
 
 from .letters import Letters
-from .projector import load_state, maybe_snapshot
+from .projector import IMPORTED, load_checked, load_state, maybe_snapshot, readable
 from .settings import Settings
 
 #: How deadlines are written in the log and shown in UTC (the moderator's EXTEND reads them so).
 DEADLINE_FORMAT = _DEADLINE_FORMAT
 
 T = TypeVar("T")
+
+
+def mail_source(message_id: str) -> str:
+    """The ``source`` recorded for an order that came by mail: ``mail:`` and 16 hex digits of the SHA-256 of its
+    Message-ID. A moderator holding the mail can match it; the log, which players export, names no mail server."""
+    return "mail:" + hashlib.sha256(message_id.encode("utf-8")).hexdigest()[:16]
 
 
 class GameError(ValueError):
@@ -62,6 +70,7 @@ class Batch:
     now: datetime
     chain_head: str = ""
     events: list[Event] = field(default_factory=list)
+    seed: str = ""  # the game's secret seed: only a RevealSeed command carries it into the log
 
     def record(
         self, events: Sequence[Event], *, actor: str, source: str, dedupe: str | None = None, note: dict | None = None
@@ -79,7 +88,8 @@ class Batch:
         ]
         recorded = self.uow.events.append(self.state.game_id, self.state.version, new)
         before = self.state
-        self.state = rules.fold(self.state, events)
+        game_id = self.state.game_id
+        self.state = fold_log(game_id, events, start=self.state, state_at=lambda v: load_state(self.uow, game_id, upto=v))
         self.events.extend(events)
         self.chain_head = recorded[-1].hash
         maybe_snapshot(self.uow, self.state, before.version, self.now)
@@ -87,8 +97,21 @@ class Batch:
     def decide(
         self, command: Command, *, actor: str, source: str, dedupe: str | None = None, note: dict | None = None
     ) -> list[Event]:
+        if isinstance(command, RollBack):
+            return self._roll_back(command, actor=actor, source=source, dedupe=dedupe)
+        if isinstance(command, RevealSeed) and not command.seed:  # the order names no seed: the server holds it
+            command = RevealSeed(self.seed, command.to)
         events = rules.decide(self.state, command, self.draws)
         self.record(events, actor=actor, source=source, dedupe=dedupe, note=note)
+        return events
+
+
+    def _roll_back(self, command: RollBack, *, actor: str, source: str, dedupe: str | None) -> list[Event]:
+        """Record a rollback, decided against the whole log, and mark what it supersedes (the column is an index)."""
+        game_id = self.state.game_id
+        events = roll_back(readable(self.uow.events.read(game_id)), command)
+        self.record(events, actor=actor, source=source, dedupe=dedupe)
+        self.uow.events.mark_superseded(game_id, command.to, self.state.version - 1, self.state.version)
         return events
 
 
@@ -98,9 +121,11 @@ def open_game(uow: UnitOfWork, game_id: str, now: datetime) -> tuple[Batch, obje
     game = uow.games.get(game_id)
     if game is None:
         raise GameError(f"there is no game called {game_id!r}")
-    state = load_state(uow, game_id)
+    if game.status == IMPORTED:
+        raise GameError(f"game {game_id} was imported from an export: it is read, replayed and verified here, not played")
+    state = load_checked(uow, game_id)  # a damaged log is never played on: DamagedLog, and the message waits
     _, head = uow.events.head(game_id)
-    return Batch(uow, state, Draws(game.secret_seed), now, chain_head=head), game
+    return Batch(uow, state, Draws(game.secret_seed), now, chain_head=head, seed=game.secret_seed), game
 
 
 @lru_cache(maxsize=1)

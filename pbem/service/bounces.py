@@ -21,7 +21,7 @@ from pbem.rules.core.commands import NoteBounce
 from pbem.rules.core.rejection import Rejection
 from pbem.store.unit_of_work import UnitOfWork
 
-from .batch import letters_for, open_game
+from .batch import letters_for, mail_source, open_game
 from .settings import Settings
 
 
@@ -90,7 +90,7 @@ def record_bounce(
         return Bounced(f"bounce ({automatic.sign}) matches no letter of ours; recorded here only")
     game_id, player_id = found
     return file_bounce(uow, settings, game_id, player_id, automatic.status, automatic.diagnostic or automatic.sign,
-                       f"mail:{key}", f"bounce:{key}", now)
+                       mail_source(key), f"bounce:{key}", now)
 
 
 def refused_by_relay(uow: UnitOfWork, settings: Settings, outbox_id: int, error: str, now: datetime) -> Bounced:

@@ -9,6 +9,8 @@ moderator is asked to find a replacement.
 
 from __future__ import annotations
 
+import logging
+
 from datetime import datetime, timedelta
 
 from sqlalchemy import Engine
@@ -27,6 +29,7 @@ from .batch import (
     sync_nations,
 )
 from .letters import Letters
+from .projector import IMPORTED, DamagedLog
 from .settings import Settings
 from .steps import after_change
 
@@ -149,7 +152,7 @@ def pass_deadlines(db: Engine, settings: Settings, *, now: datetime, force_game:
     """Apply defaults wherever a deadline has passed; returns the games that moved."""
     stamp = now.strftime(DEADLINE_FORMAT)
     with UnitOfWork(db) as uow:
-        candidates = [g.game_id for g in uow.games.list()] if force_game is None else [force_game]
+        candidates = [g.game_id for g in uow.games.list() if g.status != IMPORTED] if force_game is None else [force_game]
     moved = []
     for game_id in candidates:
 
@@ -180,6 +183,9 @@ def pass_deadlines(db: Engine, settings: Settings, *, now: datetime, force_game:
             sync_nations(uow, game_id)
             return True
 
-        if retrying(db, work):
-            moved.append(game_id)
+        try:
+            if retrying(db, work):
+                moved.append(game_id)
+        except DamagedLog as exc:  # named in the log each time; the other games' deadlines still pass
+            logging.getLogger("pbem.deadlines").error("%s", exc)
     return moved

@@ -53,7 +53,8 @@ from .pictures import board_picture
 from .projector import load_state
 from .queries import answer as queries_answer
 from .settings import Settings
-from .steps import after_change, announce, play_kept, set_deadline
+from .rollback import after_rollback, rolled_back
+from .steps import after_change, announce, play_kept, reveal_at_end, set_deadline
 
 __all__ = ["GameError", "NewPlayer", "Receipt", "create_game", "parse_player", "submit", "take_orders"]
 
@@ -327,9 +328,13 @@ def take_orders(
     _tell_moderated_orders(batch, letters, before, on_behalf)
     watchers = [e for e in batch.events if e.type in ("ObserverJoined", "ObserverLeft")]
     tell_observers(batch, letters, watchers, game_address(game_id, settings.domain, settings.local_part))
-    if batch.events:
+    rolled = rolled_back(batch)
+    if rolled:  # the position is another one: what changed, a fresh deadline and the prompts, not a phase report
+        after_rollback(batch, letters, game, settings, before)
+    elif batch.events:
         play_kept(batch, letters, before)
         set_deadline(batch, game, settings, before)
+    reveal_at_end(batch)
     receipt.on_file = _on_file(batch.state, batch.state.player(player.id) if player else None)
     receipt.deadline = batch.state.deadline
     me = batch.state.player(player.id) if player else None
@@ -352,7 +357,7 @@ def take_orders(
         answers_only=bool(queries) and not receipt.accepted and not receipt.errors,
         picture=board_picture(batch.state, settings, _viewer_of(me)) if any(v == "MAP" for v, _ in queries) else None,
     )
-    if batch.events:
+    if batch.events and not rolled:
         announce(batch, letters, before)
     return receipt
 

@@ -38,7 +38,7 @@ from pbem.store.inbox import message_key
 from pbem.store.unit_of_work import UnitOfWork
 
 from . import telemetry
-from .batch import GameError, letters_for, retrying, sync_nations
+from .batch import GameError, letters_for, mail_source, retrying, sync_nations
 from .bounces import record_bounce
 from .games import take_orders
 from .letters import Letters
@@ -173,7 +173,7 @@ def _handle(uow: UnitOfWork, settings: Settings, row, mail: InboundMail | MailRe
         return moderator
     if moderator:
         take_orders(
-            uow, settings, game_id, Actor(moderator=True), mail.body, now=now, source=f"mail:{key}", message_id=key,
+            uow, settings, game_id, Actor(moderator=True), mail.body, now=now, source=mail_source(key), message_id=key,
             in_reply_to=mail.message_id, recipient=game.moderator_email, notes=list(mail.problems),
             origin=moderator if isinstance(moderator, str) else "",
         )
@@ -233,7 +233,7 @@ def _handle(uow: UnitOfWork, settings: Settings, row, mail: InboundMail | MailRe
         mail.body,
         now=now,
         quoted_orders=_written_in_quote(uow, mail),
-        source=f"mail:{key}",
+        source=mail_source(key),
         message_id=key,
         in_reply_to=mail.message_id,
         recipient=player.email,

@@ -192,8 +192,11 @@ class Letters:
                 "PAUSE <reason>, RESUME [reason], EXTEND <hours> <reason>, DEADLINE (end the step now, "
                 "defaults for missing orders), ANNOUNCE <text>, FOR <nation>: <order>, "
                 "REPLACE <nation> WITH <name> <email> <reason>, KICK <nation> <reason> (the nation plays by its "
-                "defaults), UNKICK <nation>, APPROVE <observer> and DENY <observer> [reason]; "
-                "STATUS, BOARD and HISTORY answer questions. Every action is told to the players with your reason.",
+                "defaults), UNKICK <nation>, APPROVE <observer> and DENY <observer> [reason], "
+                "ROLLBACK <version> <reason> (take the game back to a version HISTORY shows; nothing is deleted), "
+                "SEED (be told the secret seed: every player learns you asked); "
+                "STATUS, BOARD, HISTORY and EXPLAIN <version> answer questions. Every action is told to the players "
+                "with your reason.",
                 f"From another address, or in a fresh mail to the game address, add the line: SECRET {secret}",
                 "docs/moderators.md explains each one.",
             ],

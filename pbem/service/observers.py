@@ -25,7 +25,7 @@ from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
 from pbem.store.unit_of_work import UnitOfWork
 
-from .batch import Batch, letters_for, open_game
+from .batch import Batch, letters_for, mail_source, open_game
 from .letters import Letters
 from .settings import Settings
 
@@ -83,7 +83,7 @@ def handle_observer_mail(
     name = " ".join((name or mail.from_name or sender.split("@", 1)[0]).split())[:60]
     number = uow.observers.add(game_id, name, sender, now)
     try:
-        batch.decide(AskToObserve(number, name), actor="observer", source=f"mail:{key}")
+        batch.decide(AskToObserve(number, name), actor="observer", source=mail_source(key))
     except Rejection as exc:
         letters.notice(sender, game_id, f"You asked to watch {game_id}", [f"Not now: {exc}."],
                        f"observe-refused:{key}", reply_to=reply)

@@ -12,10 +12,12 @@ from sqlalchemy import Engine
 
 from pbem.mail.outbound import Transport, transport_from_config
 from pbem.mail.server import InboundServer
+from pbem.store.unit_of_work import UnitOfWork
 
 from .deadlines import pass_deadlines
 from .inbound import accept, process, process_backlog
 from .outbound import flush_outbox
+from .projector import damaged_games
 from .reminders import send_reminders
 from .settings import Settings
 
@@ -108,10 +110,17 @@ class PostOffice:
 
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
+        for problem in await asyncio.to_thread(self._damaged):
+            log.error("%s", problem)
         await asyncio.to_thread(process_backlog, self.db, self.settings, self.clock())
         self.inbound.start()
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._outbox_loop()), loop.create_task(self._deadline_loop())]
+
+    def _damaged(self) -> list[str]:
+        """Every game's whole chain, checked once at start: a damaged log is named, not served in silence."""
+        with UnitOfWork(self.db) as uow:
+            return damaged_games(uow)
 
     async def idle(self) -> None:
         """Wait until every accepted message has been processed and the outbox is flushed."""

@@ -10,8 +10,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 from pbem.rules import engine as rules
-from pbem.rules.core.commands import SetDeadline
+from pbem.rules.core.commands import RevealSeed, SetDeadline
 from pbem.rules.core.state import GameState
+from pbem.rules.ledger import revealed_seed
 
 from .batch import DEADLINE_FORMAT, Batch, deadline_hours
 from .early_orders import play_kept_orders
@@ -55,8 +56,15 @@ def play_kept(batch: Batch, letters: Letters, before: GameState) -> None:
     play_kept_orders(batch, letters, rules.pending(before))
 
 
+def reveal_at_end(batch: Batch) -> None:
+    """Once the game has ended its secret seed goes into the log, so anyone can re-derive every draw (DESIGN.md §4)."""
+    if batch.state.finished and batch.seed and revealed_seed(batch.state, "observer") is None:
+        batch.decide(RevealSeed(batch.seed, "everyone"), actor="clock", source="end")
+
+
 def after_change(batch: Batch, letters: Letters, game, settings: Settings, before: GameState) -> None:
     """Everything a change leads to, in order: kept orders, the deadline, the letters."""
     play_kept(batch, letters, before)
     set_deadline(batch, game, settings, before)
+    reveal_at_end(batch)
     announce(batch, letters, before)

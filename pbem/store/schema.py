@@ -39,7 +39,7 @@ NAMING_CONVENTION = {
 
 metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
-GAME_STATUSES = ("setup", "active", "finished")
+GAME_STATUSES = ("setup", "active", "finished", "imported")
 INBOX_STATUSES = ("received", "done", "rejected", "failed")
 
 
@@ -115,7 +115,7 @@ games = Table(
     Column("moderator_email", String(320), nullable=False),
     Column("reply_secret", String(128), nullable=False),
     CheckConstraint(
-        "status IN ('setup', 'active', 'finished')", name="status_known"
+        "status IN ('setup', 'active', 'finished', 'imported')", name="status_known"
     ),
 )
 

@@ -1,0 +1,136 @@
+"""`pbem rollback` on a game played by bots: the state after it, both branches in the log, verify, and play going on."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from pbem.rules.branches import fold_log, superseded
+from pbem.rules.core.events import Event
+from pbem.rules.engine import is_input
+from pbem.rules.view import view
+from pbem.service.projector import load_state
+from pbem.service.simulate import simulate
+from pbem.store.database import make_engine
+from pbem.store.unit_of_work import UnitOfWork
+
+PBEM = [sys.executable, "-m", "pbem.cli"]
+GAME = "sim-rollback"
+
+
+def pbem(db_url: str, cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PBEM_DATABASE_URL": db_url, "PBEM_MAILDIR": str(cwd / "mail"), "PBEM_BOARD_PICTURES": "0"}
+    return subprocess.run([*PBEM, *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=120)
+
+
+@pytest.fixture
+def played(tmp_path):
+    """Two turns of three bots in a SQLite file (snapshots at versions 50 and 100)."""
+    url = f"sqlite:///{tmp_path / 'game.sqlite'}"
+    simulate(3, 2, "rollback", db_url=url)
+    return url, tmp_path
+
+
+def records(url: str):
+    db = make_engine(url)
+    try:
+        with UnitOfWork(db) as uow:
+            return uow.events.read(GAME), load_state(uow, GAME)
+    finally:
+        db.dispose()
+
+
+def resting_versions(recorded) -> list[int]:
+    events = [Event.from_payload(r.type, r.payload) for r in recorded]
+    return [v for v in range(1, len(events)) if is_input(events[v]) and events[v - 1].type != "GameCreated"]
+
+
+def test_rollback_takes_the_game_back_keeps_both_branches_and_play_goes_on(played):
+    url, cwd = played
+    recorded, before = records(url)
+    head = len(recorded)
+    target = [v for v in resting_versions(recorded) if 40 < v < head - 20][0]  # before the snapshot at 100
+    out = pbem(url, cwd, "rollback", GAME, str(target), "--reason", "a move was misread")
+    assert out.returncode == 0, out.stderr
+    assert f"rolled {GAME} back to version {target}" in out.stdout
+
+    recorded, now = records(url)
+    at_target = fold_log(GAME, [Event.from_payload(r.type, r.payload) for r in recorded[:target]])
+    assert view(now, "auditor")["nations"] == view(at_target, "auditor")["nations"]
+    assert view(now, "auditor")["areas"] == view(at_target, "auditor")["areas"]
+    assert now.version == len(recorded) and recorded[head].type == "RolledBack"
+    # the store's marks agree with what the log itself says
+    events = [Event.from_payload(r.type, r.payload) for r in recorded]
+    assert {r.version: r.superseded_by for r in recorded if r.superseded_by} == superseded(events)
+    assert set(superseded(events)) == set(range(target + 1, head + 1))
+    # the projector (from snapshots) and a fold of the whole log agree
+    assert now == fold_log(GAME, events)
+
+    verify = pbem(url, cwd, "verify", GAME)
+    assert verify.returncode == 0, verify.stdout
+    assert f"rollbacks: 1, superseding {head - target} events; both branches are re-derived" in verify.stdout
+
+    moderator = json.loads(pbem(url, cwd, "log", GAME, "--as", "moderator", "--json").stdout)
+    player = json.loads(pbem(url, cwd, "log", GAME, "--as", sorted(now.nations)[0], "--json").stdout)
+    assert sum(1 for e in moderator if e.get("superseded_by") == head + 1) > 10
+    assert not any(e.get("superseded_by") for e in player)
+    assert any(e["type"] == "RolledBack" and "a move was misread" in e["text"] for e in player)
+    text_log = pbem(url, cwd, "log", GAME, "--as", "moderator").stdout
+    assert f"(superseded by the rollback at version {head + 1})" in text_log
+
+    # play goes on from the restored position: the moderator ends the step, outcomes and draws follow and re-derive
+    assert pbem(url, cwd, "deadline", GAME, "--reason", "after the rollback").returncode == 0
+    assert pbem(url, cwd, "deadline", GAME).returncode == 0
+    verify = pbem(url, cwd, "verify", GAME)
+    assert verify.returncode == 0 and "re-derivation ok" in verify.stdout, verify.stdout
+
+    # the players' letters: each got one saying what changed for him
+    flushed = pbem(url, cwd, "flush")
+    assert flushed.returncode == 0
+    for nation in before.nations:
+        player_row = before.player(before.nations[nation].player_id)
+        box = cwd / "mail" / f"{player_row.name.lower()}@sim.invalid" / "new"
+        rolled = [p.read_text() for p in box.iterdir() if "rolled back" in p.read_text()]
+        assert len(rolled) == 1, nation
+
+
+def test_a_rollback_the_log_cannot_take_is_refused_in_one_line_and_nothing_is_recorded(played):
+    url, cwd = played
+    recorded, _ = records(url)
+    head = len(recorded)
+    busy = next(v for v in range(2, head) if not is_input(Event.from_payload(recorded[v].type, recorded[v].payload)))
+    for version, reason, says in [
+        (head, "x", f"version {head} is not before the head"),
+        (0, "x", "version 0 is not before the head"),
+        (busy, "x", "falls inside the outcomes of one order"),
+        (resting_versions(recorded)[3], " ", "a rollback needs a reason"),
+    ]:
+        out = pbem(url, cwd, "rollback", GAME, str(version), "--reason", reason)
+        assert out.returncode == 2 and says in out.stderr and "Traceback" not in out.stderr, out.stderr
+        assert len(out.stderr.strip().splitlines()) == 1
+    assert len(records(url)[0]) == head
+    first = resting_versions(recorded)[-3]
+    assert pbem(url, cwd, "rollback", GAME, str(first), "--reason", "one").returncode == 0
+    undone = next(v for v in resting_versions(recorded) if v > first)
+    out = pbem(url, cwd, "rollback", GAME, str(undone), "--reason", "two")
+    assert out.returncode == 2 and f"version {undone} was itself undone by the rollback at version {head + 1}" in out.stderr
+
+
+def test_verify_catches_superseded_marks_that_disagree_with_the_log(played):
+    url, cwd = played
+    recorded, _ = records(url)
+    target = resting_versions(recorded)[-4]
+    assert pbem(url, cwd, "rollback", GAME, str(target), "--reason", "undo").returncode == 0
+    db = make_engine(url)
+    with db.begin() as conn:  # someone "repairs" the table by hand: the superseded mark no longer matches the log
+        conn.execute(text("UPDATE events SET superseded_by = NULL WHERE game_id = :g AND version = :v"),
+                     {"g": GAME, "v": target + 1})
+    db.dispose()
+    out = pbem(url, cwd, "verify", GAME)
+    assert out.returncode == 1 and f"superseded marks WRONG at version {target + 1}" in out.stdout
