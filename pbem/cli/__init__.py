@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import click
 
+from .archive import archive
 from .context import Context
+from .diff import diff
 from .errors import Pbem
-from .games import deadline, game, log, state, submit, verify
+from .explain import explain
+from .games import deadline, game, log, rollback, state, submit, verify
 from .operator import config, flush, ingest, queue, serve, tick
 from .play import demo, map_, rules, simulate
+from .transfer import export, import_
 
 
 @click.group(cls=Pbem)
@@ -27,5 +31,5 @@ def main(ctx: click.Context, config: str | None, db_url: str | None) -> None:
     ctx.obj = Context(config, db_url)
 
 
-for _command in (game, submit, state, log, verify, deadline, ingest, serve, flush, tick, queue, config, demo, simulate, rules, map_):
+for _command in (game, submit, state, log, explain, verify, rollback, deadline, ingest, serve, flush, tick, queue, config, demo, simulate, rules, map_, archive, export, import_, diff):
     main.add_command(_command)
