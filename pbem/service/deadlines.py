@@ -10,7 +10,6 @@ moderator is asked to find a replacement.
 from __future__ import annotations
 
 import logging
-
 from datetime import datetime, timedelta
 
 from sqlalchemy import Engine

@@ -52,8 +52,8 @@ from .observers import tell_observers
 from .pictures import board_picture
 from .projector import load_state
 from .queries import answer as queries_answer
-from .settings import Settings
 from .rollback import after_rollback, rolled_back
+from .settings import Settings
 from .steps import after_change, announce, play_kept, reveal_at_end, set_deadline
 
 __all__ = ["GameError", "NewPlayer", "Receipt", "create_game", "parse_player", "submit", "take_orders"]

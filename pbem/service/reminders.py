@@ -12,7 +12,6 @@ the step; 0 turns reminders off.
 from __future__ import annotations
 
 import logging
-
 from datetime import datetime, timedelta, timezone
 
 from sqlalchemy import Engine

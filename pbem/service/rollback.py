@@ -21,7 +21,15 @@ from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
 from pbem.rules.view import view
 
-from .batch import DEADLINE_FORMAT, Batch, GameError, deadline_hours, letters_for, open_game, retrying
+from .batch import (
+    DEADLINE_FORMAT,
+    Batch,
+    GameError,
+    deadline_hours,
+    letters_for,
+    open_game,
+    retrying,
+)
 from .letters import Letters
 from .settings import Settings
 

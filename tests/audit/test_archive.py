@@ -18,7 +18,6 @@ from urllib.parse import urldefrag
 import pytest
 
 from pbem.audit.explain import explain
-
 from pbem.rules import engine as rules
 from pbem.rules.core.events import Event
 from pbem.rules.view import view

@@ -10,7 +10,6 @@ export withholds what the player may not read and still checks.
 from __future__ import annotations
 
 import hashlib
-
 import json
 from datetime import UTC, datetime
 from pathlib import Path

@@ -9,7 +9,13 @@ import pytest
 from pbem.rules import engine as E
 from pbem.rules import table
 from pbem.rules.branches import fold_log, restored, roll_back, superseded, walk
-from pbem.rules.core.commands import Kick, QueueOrders, ReplacePlayer, RevealSeed, RollBack
+from pbem.rules.core.commands import (
+    Kick,
+    QueueOrders,
+    ReplacePlayer,
+    RevealSeed,
+    RollBack,
+)
 from pbem.rules.core.draws import Draws, commitment
 from pbem.rules.core.events import Event
 from pbem.rules.core.rejection import Rejection
