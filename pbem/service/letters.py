@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pbem.mail.render import Picture, Renderer, build_message, make_message_id
 from pbem.mail.tokens import MODERATOR, game_address, reply_address
+from pbem.rules.branches import restored
 from pbem.rules.core.events import Event
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.state import GameState, Player
@@ -406,7 +407,8 @@ class Letters:
                 text = describe_event(state, event, viewer)
                 if text:
                     happened.append({"text": text, "cites": list(event.cites)})
-                state = apply(state, event)
+                # the events given skip what a rollback superseded: at the rollback the state is already its target's
+                state = restored(state, state, state.version + 1) if event.type == "RolledBack" else apply(state, event)
             position = [f"{p.name} plays {p.nation}: " + _units_line(after, p.nation) for p in after.players if p.nation]
             span = self._common(since, chain_head)
             ended = next((e for e in events if e.type == "GameEnded"), None)

@@ -17,8 +17,6 @@ from pbem.rules.turn import phase_title
 from pbem.rules.view import neutral_question, sees_prompt, view
 from pbem.store.unit_of_work import UnitOfWork
 
-from .projector import load_state, to_event
-
 #: HISTORY without a number shows this many lines; more than the maximum is cut to it.
 HISTORY_LINES = 10
 HISTORY_MAX = 40
@@ -89,18 +87,10 @@ def _board(state: GameState, player: Player | None) -> str:
 
 
 def _history(uow: UnitOfWork, state: GameState, player: Player | None, rest: str) -> str:
+    """HISTORY [n]: the last n lines of the sender's own log (`pbem log`): what a rollback superseded is not in it."""
     count = int(rest) if rest.strip().isdigit() else HISTORY_LINES
     count = max(1, min(count, HISTORY_MAX))
-    start = max(0, state.version - count * 10)
-    at = load_state(uow, state.game_id, upto=start)
-    told: list[str] = []
-    for recorded in uow.events.read(state.game_id, after=start):
-        event = to_event(recorded)
-        text = rules.describe_event(at, event, _viewer(player))
-        if text:
-            told.append(text)
-        at = rules.apply(at, event)
-    shown = told[-count:]
+    shown = [entry["text"] for entry in history(state.game_id, uow.events.read(state.game_id), _viewer(player))[-count:]]
     return "\n".join([f"HISTORY (the last {len(shown)}):", *shown]) if shown else "HISTORY: nothing has happened yet."
 
 

@@ -42,7 +42,8 @@ def announce(batch: Batch, letters: Letters, before: GameState) -> None:
     """Mail the phase report (when a phase ended) and every new prompt."""
     if (before.turn, before.phase) != (batch.state.turn, batch.state.phase):
         start = before.phase_began - 1
-        phase_events = [to_event(r) for r in batch.uow.events.read(batch.state.game_id, after=start)]
+        # what counts: a rollback inside the phase set events aside, and its report tells the rollback, not them
+        phase_events = [to_event(r) for r in batch.uow.events.read(batch.state.game_id, after=start) if r.superseded_by is None]
         start_state = load_state(batch.uow, batch.state.game_id, upto=start)
         watchers = watching(batch.uow, batch.state)
         picture = board_picture(batch.state, letters.settings)

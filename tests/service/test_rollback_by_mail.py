@@ -53,6 +53,7 @@ def test_rollback_by_mail_undoes_a_setup_choice_tells_each_player_and_keeps_both
             assert state_of(db).player(chooser.id).nation == "Crete"
             await as_moderator("ROLLBACK 1 nothing")  # inside the outcomes of one order (the game's creation): refused
             await as_moderator(f"ROLLBACK {resting} {chooser.name} meant Thrace, not Crete")
+            await as_moderator("HISTORY 5")
             await as_moderator("SEED")
             return chooser, resting
         finally:
@@ -62,6 +63,8 @@ def test_rollback_by_mail_undoes_a_setup_choice_tells_each_player_and_keeps_both
     now = state_of(db)
     assert now.player(chooser.id).nation is None  # the choice is undone: asked again
     assert view(now, "observer")["areas"] == view(state_of(db, resting), "observer")["areas"]
+    told = [text_of(m) for m in letters(settings.maildir, MODERATOR) if "HISTORY (the last" in text_of(m)]
+    assert told and "rolled the game back" in told[-1]  # HISTORY reads the log (the moderator's has both branches)
     welcome = text_of(latest(settings.maildir, MODERATOR, "You moderate"))
     assert "ROLLBACK <version> <reason>" in welcome and "SEED" in welcome
     ack = text_of(latest(settings.maildir, MODERATOR, "Orders received"))
