@@ -42,14 +42,25 @@ def demo(out: Path, players: int, turns: int, bots: str, options: tuple[str, ...
 @click.option("--miss", default=0.1, type=float, help="Chance that a bot misses a deadline (defaults apply).")
 @click.option("--strategy", default="random", type=click.Choice(["random", "greedy", "planner"]), help="How bots choose among legal orders.")
 @click.option("--json", "as_json", is_flag=True)
-def simulate(players: int, turns: int, seed: str, options: tuple[str, ...], miss: float, strategy: str, as_json: bool) -> None:
-    """Play a game with bots choosing random legal orders, through the same service layer as email."""
+@pass_ctx
+def simulate(
+    ctx: Context, players: int, turns: int, seed: str, options: tuple[str, ...], miss: float, strategy: str, as_json: bool
+) -> None:
+    """Play a game with bots choosing legal orders, through the same service layer as email.
+
+    With `pbem --db URL simulate ...` the game is kept in that database, to be
+    read, replayed and verified afterwards (`pbem state`, `pbem log`, `pbem
+    verify`); without it the game lives in a temporary database. Only a URL
+    given on the command line is used: a server's own database (from its
+    settings file or environment) never fills with bot games by accident.
+    """
     from pbem.service.games import GameError
     from pbem.service.simulate import simulate as run
 
     opts = dict(item.split("=", 1) for item in options if "=" in item)
+    kept = ctx.settings.db_url if ctx.sources.get("db_url") == "command line" else None
     try:
-        summary = run(players, turns, seed, options=opts, miss=miss, strategy=strategy)
+        summary = run(players, turns, seed, options=opts, miss=miss, strategy=strategy, db_url=kept)
     except GameError as exc:
         fail(str(exc))
     if as_json:
@@ -62,6 +73,8 @@ def simulate(players: int, turns: int, seed: str, options: tuple[str, ...], miss
         )
         for problem in summary.problems:
             click.echo(f"  PROBLEM: {problem}")
+        if kept:
+            click.echo(f"kept in {kept}: pbem --db {kept} verify {summary.game}")
     sys.exit(1 if summary.problems else 0)
 
 

@@ -29,6 +29,23 @@ def test_same_seed_same_game_through_the_cli():
     assert other != first
 
 
+def test_simulate_keeps_the_game_in_the_database_named_on_the_command_line(tmp_path):
+    """`pbem --db URL simulate` leaves the game there to be inspected, replayed and verified; a second run of the
+    same seed is refused in one line rather than mixed into it."""
+    url = f"sqlite:///{tmp_path / 'bots.sqlite'}"
+    pbem = [sys.executable, "-m", "pbem.cli", "--db", url]
+    played = subprocess.run([*pbem, "simulate", "--players", "3", "--turns", "2", "--seed", "kept"],
+                            capture_output=True, text=True, timeout=300)
+    assert played.returncode == 0 and f"kept in {url}" in played.stdout, played.stdout + played.stderr
+    listed = subprocess.run([*pbem, "game", "list"], capture_output=True, text=True, timeout=60)
+    assert listed.stdout.startswith("sim-kept\t")
+    verified = subprocess.run([*pbem, "verify", "sim-kept"], capture_output=True, text=True, timeout=120)
+    assert verified.returncode == 0 and "re-derivation ok" in verified.stdout, verified.stdout
+    again = subprocess.run([*pbem, "simulate", "--players", "3", "--turns", "2", "--seed", "kept"],
+                           capture_output=True, text=True, timeout=300)
+    assert again.returncode == 2 and "already exists" in again.stderr and len(again.stderr.splitlines()) == 1
+
+
 @pytest.mark.parametrize("players", range(2, 9))
 @pytest.mark.parametrize("seed", ["a", "b", "c"])
 def test_bot_games_keep_every_invariant(players, seed):
