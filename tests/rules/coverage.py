@@ -40,6 +40,10 @@ REQUIRED: dict[str, list[str]] = {
         "seed 001: 6", "seed 001: 6 [IMPORTANT]", "seed 001: 6A", "Q-S3", "D-8", "NT-1", "D-22",
     ],
     "7. Trade": ["seed 003: 7", "NT-6"],
+    "8. Calamity selection": ["R-3.3", "D-14"],
+    "9. Calamity resolution": ["Q-S6", "D-10", "D-19", "seed 002: [The barbarians]"],
+    "10. Special abilities (Monotheism)": ["R-3.4", "D-15"],
+    "11. Surplus and city support after the calamities": ["seed 003: [11]", "D-9"],
     "12. Civilization advances": ["seed 003: 12"],
     "13. A.S.T. alteration and the end of the game": ["seed 003: 13", "D-11"],
     "Small Cities variant (seed 000, RULINGS.md §4.1)": [
