@@ -10,16 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from pbem.audit.disclosure import overseer
 from pbem.rules.branches import fold_log, superseded, walk
 from pbem.rules.core.events import Event
 from pbem.rules.engine import describe_event
 from pbem.rules.view import check_viewer
 from pbem.store.events import RecordedEvent
-
-
-def reads_superseded(viewer: str, finished: bool) -> bool:
-    """Who may read the branches a rollback set aside (docs/audit.md)."""
-    return viewer == "moderator" or (viewer == "auditor" and finished)
 
 
 def history(game_id: str, recorded: list[RecordedEvent], viewer: str) -> list[dict[str, Any]]:
@@ -33,7 +29,7 @@ def history(game_id: str, recorded: list[RecordedEvent], viewer: str) -> list[di
     now = fold_log(game_id, events)
     viewer = check_viewer(now, viewer)
     undone = superseded(events)
-    both = reads_superseded(viewer, now.finished)
+    both = overseer(viewer, now.finished)  # who reads what a rollback superseded: who reads every event whole
     entries: list[dict[str, Any]] = []
     for rec, (version, before, event, _after) in zip(recorded, walk(game_id, events)):
         if version in undone and not both:

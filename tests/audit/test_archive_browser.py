@@ -21,7 +21,6 @@ import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urldefrag
 
@@ -36,6 +35,7 @@ from pbem.store.database import ensure_schema, make_engine
 from pbem.store.unit_of_work import UnitOfWork
 
 from .recorded_games import HERE, load_into, read
+from .test_archive import Page
 
 CHROMIUM = shutil.which("chromium")
 if CHROMIUM is None and not os.environ.get("CI"):
@@ -64,42 +64,27 @@ class Site:
     work: Path
 
 
-class Dom(HTMLParser):
-    """What a dumped DOM holds: title, first heading, links, ids, the text, and each nation's hand cell."""
+class Dom(Page):
+    """What a dumped DOM holds: besides a page's links, ids and hand cells, its title, headings and text."""
 
     def __init__(self, text: str) -> None:
-        super().__init__()
         self.title = ""
         self.headings: list[str] = []
-        self.links: list[str] = []
-        self.ids: set[str] = set()
         self.text: list[str] = []
-        self.hands: dict[str, str] = {}
         self._open: list[str] = []
-        self._row: str | None = None
-        self._hand = False
-        self.feed(text)
+        super().__init__(text)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        a = dict(attrs)
         if tag not in VOID:
             self._open.append(tag)
         if tag == "h1":
             self.headings.append("")
-        self.links += [a[k] for k in ("href", "src") if a.get(k) is not None]
-        if a.get("id"):
-            self.ids.add(a["id"])
-            if tag == "tr" and a["id"].startswith("nation-"):
-                self._row = a["id"].removeprefix("nation-")
-        if tag == "td" and "hand" in (a.get("class") or "").split():
-            self._hand = True
-            self.hands[self._row or "?"] = ""
+        super().handle_starttag(tag, attrs)
 
     def handle_endtag(self, tag: str) -> None:
         if tag in self._open:
             del self._open[len(self._open) - 1 - self._open[::-1].index(tag):]
-        if tag == "td":
-            self._hand = False
+        super().handle_endtag(tag)
 
     def handle_data(self, data: str) -> None:
         self.text.append(data)
@@ -107,8 +92,7 @@ class Dom(HTMLParser):
             self.title += data
         elif "h1" in self._open:
             self.headings[-1] += data
-        if self._hand:
-            self.hands[self._row or "?"] += data
+        super().handle_data(data)
 
 
 def chromium(url: str, *args: str) -> str:

@@ -21,10 +21,10 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from pbem.audit.disclosure import overseer
 from pbem.audit.explain import advances, calamities, cities, conflict, tax
 from pbem.audit.explain.common import Case, Explainer, Told, wrap
 from pbem.audit.explain.general import changes, general
-from pbem.audit.history import reads_superseded
 from pbem.rules.branches import fold_log, superseded, walk
 from pbem.rules.core.events import Event
 from pbem.rules.core.state import GameState
@@ -157,7 +157,7 @@ def _explained(
     start = _input(events, version)
     event = events[version - 1]
     hidden = Explanation(version, viewer, (f"version {version} is not yours to see",), ())
-    if undone and not reads_superseded(viewer, finished):
+    if undone and not overseer(viewer, finished):
         return hidden
     outcome = describe_event(before, event, viewer)
     if outcome is None:
