@@ -17,8 +17,10 @@ from pbem.rules.engine import is_input
 from pbem.rules.view import view
 from pbem.service.projector import load_state
 from pbem.service.simulate import simulate
-from pbem.store.database import make_engine
+from pbem.store.database import ensure_schema, make_engine
 from pbem.store.unit_of_work import UnitOfWork
+
+from .recorded_games import HERE, load_into, read
 
 PBEM = [sys.executable, "-m", "pbem.cli"]
 GAME = "sim-rollback"
@@ -142,3 +144,25 @@ def test_verify_catches_superseded_marks_that_disagree_with_the_log(played):
     db.dispose()
     out = pbem(url, cwd, "verify", GAME)
     assert out.returncode == 1 and f"superseded marks WRONG at version {target + 1}" in out.stdout
+
+
+def test_rollback_and_verify_head_on_a_complete_recorded_game(tmp_path):
+    """The walk-through of docs/audit.md on the recorded game greedy-4p: Ur lost on turn 4, the kept head checked,
+    then the game taken back to before Assyria's BUILD, both branches re-derived."""
+    url = f"sqlite:///{tmp_path / 'golden.sqlite'}"
+    db = make_engine(url)
+    ensure_schema(db)
+    game = load_into(db, read(HERE / "greedy-4p.jsonl.gz"))
+    db.dispose()
+    reduced = pbem(url, tmp_path, "explain", game, "225", "--as", "assyria")
+    assert reduced.returncode == 0 and "It has 0 tokens on the board: 0 < 2, short by 2." in reduced.stdout
+    log = json.loads(pbem(url, tmp_path, "log", game, "--as", "assyria", "--json").stdout)
+    kept = next(e["hash"] for e in log if e["version"] == 229)
+    checked = pbem(url, tmp_path, "verify", game, "--head", kept)
+    assert checked.returncode == 0 and "head ok: the hash you kept is version 229" in checked.stdout
+    rolled = pbem(url, tmp_path, "rollback", game, "220", "--reason", "Ur was built by mistake")
+    assert rolled.returncode == 0 and "rolled sim-goldenc back to version 220" in rolled.stdout, rolled.stderr
+    state = json.loads(pbem(url, tmp_path, "state", game, "--as", "assyria", "--json").stdout)
+    assert state["areas"]["Ur"] == {"city": None, "tokens": {"Assyria": 6}} and "assyria" in state["pending"]
+    verified = pbem(url, tmp_path, "verify", game)
+    assert verified.returncode == 0 and "rollbacks: 1, superseding 277 events" in verified.stdout, verified.stdout
