@@ -55,12 +55,18 @@ rules expert can read and write them without reading Python. The format:
     finished = false                  # optional: whether the game is over
     winner = "Egypt"                  # optional: the winner named by GameEnded
     calamity_givers = [["Egypt", "Epidemic", "Crete"]]  # optional: (receiver, calamity, giver) recorded so far
+    calamities = [["Famine", "Egypt", ""]]  # optional: the calamities left to resolve, in order
     calamity_pile = [...]             # optional: likewise the No-Trading calamity pile, face_up and draws left
     stack_sizes = { "1" = 25 }        # optional: how many cards each stack (pile) holds
     [[expect.data]]                   # optional: some event of this type carries these data fields
     type = "CalamityDrawn"
     low = "Egypt"
     [expect.stacks]                   # optional: "1" = [...] the whole stack, top first
+    [expect.set_up."2"]               # optional: a stack as StacksSetUp (No-Trading: MoneyPilesSetUp) laid it out
+    cards = { Iron = 8, Treachery = 1 }   #   every card in it, counted
+    top = ["Papyrus"]                 #   its top cards, in order
+    safe_top = 3                      #   so many cards on top are all commodities (no calamity)
+    bottom = "Volcanic Eruption / Earthquake"  # its very bottom card
     [expect.returned]                 # optional: likewise for returned cards
     [expect.views.observer.Egypt]     # optional: what a viewer's view shows (pbem.rules.view), e.g.
     hand_count = 3                    #   hand_count under D-8; "hidden" = null or not shown
@@ -76,6 +82,7 @@ about its phase alone, whatever the engine would resolve after it.
 from __future__ import annotations
 
 import tomllib
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -267,6 +274,7 @@ def check(case: dict[str, Any], outcome: Outcome) -> list[str]:
         actual_cards = list(state.stacks.get(int(number), ()))
         if actual_cards != cards:
             problems.append(f"stack {number}: expected {cards}, got {actual_cards}")
+    problems += _set_up_problems(expect.get("set_up", {}), outcome)
     for number, cards in expect.get("returned", {}).items():
         actual_cards = list(state.returned.get(int(number), ()))
         if actual_cards != cards:
@@ -289,6 +297,7 @@ def check(case: dict[str, Any], outcome: Outcome) -> list[str]:
         if len(state.stacks.get(int(number), ())) != size:
             problems.append(f"stack {number} holds {len(state.stacks.get(int(number), ()))} cards, expected {size}")
     for key, actual in (
+        ("calamities", [[c, v, g or ""] for c, v, g in state.calamities]),
         ("calamity_pile", list(state.calamity_pile)),
         ("calamities_face_up", [[c, t] for c, t in state.calamities_face_up]),
         ("calamity_draws_left", state.calamity_draws_left),
@@ -310,6 +319,29 @@ def check(case: dict[str, Any], outcome: Outcome) -> list[str]:
         for key, value in fields.items():
             if actual[key] != (None if key == "city" and value == "" else value):  # city = "": no city
                 problems.append(f"{name}.{key}: expected {value!r}, got {actual[key]!r}")
+    return problems
+
+
+def _set_up_problems(expected: dict[str, dict[str, Any]], outcome: Outcome) -> list[str]:
+    """How the stacks as set up (the StacksSetUp or MoneyPilesSetUp event) differ from ``[expect.set_up]``."""
+    if not expected:
+        return []
+    set_up = next((e.data["stacks"] for e in outcome.events if e.type in ("StacksSetUp", "MoneyPilesSetUp")), None)
+    if set_up is None:
+        return ["the stacks were not set up (no StacksSetUp or MoneyPilesSetUp event)"]
+    calamities = set(ruleset_of(outcome.state).calamities)
+    problems = []
+    for number, layout in expected.items():
+        cards = list(set_up.get(str(number), ()))
+        if "cards" in layout and dict(Counter(cards)) != layout["cards"]:
+            problems.append(f"stack {number} set up with {dict(Counter(cards))}, expected {layout['cards']}")
+        if "top" in layout and cards[: len(layout["top"])] != layout["top"]:
+            problems.append(f"stack {number} set up with {cards[: len(layout['top'])]} on top, expected {layout['top']}")
+        safe = layout.get("safe_top", 0)
+        if len(cards) < safe or any(c in calamities for c in cards[:safe]):
+            problems.append(f"stack {number}: the top {safe} cards set up are not all commodities: {cards[:safe]}")
+        if "bottom" in layout and cards[-1:] != [layout["bottom"]]:
+            problems.append(f"stack {number} set up with {cards[-1:]} at the bottom, expected {layout['bottom']!r}")
     return problems
 
 
