@@ -11,7 +11,7 @@ re-derived like the rest: both branches were ruled, so both are checked.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from pbem.rules import engine as rules
@@ -43,7 +43,9 @@ def _differs(expected: Sequence[Event], recorded: Sequence[Event], start_version
     return None
 
 
-def rederive(game_id: str, events: Sequence[Event], secret_seed: str) -> Rederivation:
+def rederive(game_id: str, events: Sequence[Event], secret_seed: str,
+             progress: Callable[[int, int, str], None] | None = None) -> Rederivation:
+    """Check every recorded outcome against the engine; ``progress(events checked, events, last type)`` after each input."""
     if not events:
         return Rederivation(True, 0, 0)
     draws = Draws(secret_seed)
@@ -73,6 +75,8 @@ def rederive(game_id: str, events: Sequence[Event], secret_seed: str) -> Rederiv
                 kept[version] = state
         index += len(expected)
         batches += 1
+        if progress is not None:
+            progress(index, len(events), events[index - 1].type)
         if index >= len(events):
             return Rederivation(True, batches, index)
         event = events[index]

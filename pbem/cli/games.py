@@ -10,6 +10,7 @@ import click
 from pbem.store.unit_of_work import UnitOfWork
 
 from .context import Context, fail, now, pass_ctx, viewer_option
+from .progress import progress_bar
 
 
 @click.group()
@@ -224,7 +225,8 @@ def verify(ctx: Context, game_id: str, kept_head: str | None) -> None:
     if not seed:
         click.echo("re-derivation needs the secret seed, which this log has not revealed yet (it is, when the game ends)")
         return
-    result = rederive(game_id, events, seed)
+    with progress_bar("re-deriving events") as report:
+        result = rederive(game_id, events, seed, progress=report)
     if not result.ok:
         click.echo(f"re-derivation FAILED at version {result.first_difference}: {result.reason}")
         sys.exit(1)

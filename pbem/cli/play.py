@@ -11,6 +11,7 @@ import click
 
 from .context import Context, fail, pass_ctx, viewer_option
 from .games import state_at
+from .progress import progress_bar
 
 
 @click.command()
@@ -21,14 +22,17 @@ from .games import state_at
               help="How the players write their replies: the prompt's suggested orders unchanged, or a bot's choice.")
 @click.option("--option", "options", multiple=True, help="KEY=VALUE game option (e.g. last-turn=8).")
 @click.option("--seed", default="demo-seed", help="The game's secret seed; the bots' choices derive from it too.")
-def demo(out: Path, players: int, turns: int, bots: str, options: tuple[str, ...], seed: str) -> None:
+@click.option("--to-the-end", is_flag=True, help="No turn limit: play on until a nation finishes the A.S.T. (§34).")
+def demo(out: Path, players: int, turns: int, bots: str, options: tuple[str, ...], seed: str, to_the_end: bool) -> None:
     """Play a game by mail through real SMTP on loopback and show each player's mail."""
     from pbem.service.demo import run_demo
     from pbem.service.games import GameError
 
     opts = dict(item.split("=", 1) for item in options if "=" in item)
     try:
-        code = asyncio.run(run_demo(out, players, turns, echo=click.echo, bots=bots, options=opts, seed=seed))
+        with progress_bar("demo: playing by mail") as report:
+            code = asyncio.run(run_demo(out, players, turns, echo=click.echo, bots=bots, options=opts, seed=seed,
+                                        progress=report, to_the_end=to_the_end))
     except GameError as exc:
         fail(str(exc))
     sys.exit(code)
@@ -60,7 +64,8 @@ def simulate(
     opts = dict(item.split("=", 1) for item in options if "=" in item)
     kept = ctx.settings.db_url if ctx.sources.get("db_url") == "command line" else None
     try:
-        summary = run(players, turns, seed, options=opts, miss=miss, strategy=strategy, db_url=kept)
+        with progress_bar("simulating turns", quiet=as_json) as report:
+            summary = run(players, turns, seed, options=opts, miss=miss, strategy=strategy, db_url=kept, progress=report)
     except GameError as exc:
         fail(str(exc))
     if as_json:

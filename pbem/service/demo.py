@@ -40,6 +40,8 @@ from .projector import load_state
 from .server import PostOffice, utc_now
 from .settings import Settings
 
+MOST_TURNS = 100  # to the end: a game still going after this many turns is reported, not played on
+LISTED = 12  # subjects listed per player at the end (the latest)
 NAMES = ("Alice", "Bruno", "Chen", "Dana", "Emeka", "Farah", "Goran", "Hana")
 
 
@@ -133,8 +135,20 @@ async def _bots_reply(office: PostOffice, settings: Settings, people: list[NewPl
 
 
 async def run_demo(out: Path, players: int = 3, turns: int = 0, echo: Callable[[str], None] = print,
-                   bots: str = "suggested", options: dict[str, str] | None = None, seed: str = "demo-seed") -> int:
-    """Play setup (and ``turns`` turns) by mail; 0 when the game got that far or ended."""
+                   bots: str = "suggested", options: dict[str, str] | None = None, seed: str = "demo-seed",
+                   progress: Callable[[int, int, str], None] | None = None, to_the_end: bool = False) -> int:
+    """Play setup (and ``turns`` turns) by mail; 0 when the game got that far or ended.
+
+    With ``to_the_end`` there is no turn limit: the bots play on until a
+    nation finishes the A.S.T. and the game ends by itself (§34), and the
+    demo succeeds only then (``MOST_TURNS`` guards against a game that
+    never ends).
+
+    ``progress(steps done, turns + 1, phase)`` is told after each round of replies: setup is the first step,
+    each turn one more.
+    """
+    if to_the_end:
+        turns = MOST_TURNS
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
@@ -172,6 +186,8 @@ async def run_demo(out: Path, players: int = 3, turns: int = 0, echo: Callable[[
             await office.idle()
             with UnitOfWork(db) as uow:
                 state = load_state(uow, "demo")
+            if progress is not None:
+                progress(0 if state.phase == "setup" else min(state.turn, turns + 1), turns + 1, state.phase)
             if state.finished or (state.phase != "setup" and state.turn > turns):
                 break
             if not replies:
@@ -191,13 +207,19 @@ async def run_demo(out: Path, players: int = 3, turns: int = 0, echo: Callable[[
         for person in people:
             box = _inbox(settings.maildir, person.email)
             echo(f"  {MaildirDelivery(settings.maildir).folder(person.email)}  ({len(box)} messages)")
-            for key in sorted(box.keys()):
+            keys = sorted(box.keys())
+            if len(keys) > LISTED:
+                echo(f"      ... {len(keys) - LISTED} earlier messages, then:")
+            for key in keys[-LISTED:]:
                 parsed = email.message_from_bytes(box.get_bytes(key), policy=default_policy)
                 echo(f"      {parsed['Subject']}")
         if state.finished:
             with UnitOfWork(db) as uow:
                 ended = [e for e in uow.events.read("demo") if e.type == "GameEnded"]
             echo(f"the game has ended: {ended[-1].payload['winner']} wins" if ended else "the game has ended")
+        if to_the_end and not state.finished:
+            echo(f"the game did not end by itself within {MOST_TURNS} turns")
+            return 1
         reached = state.finished or (state.phase != "setup" and (state.turn > turns or not turns))
         return 0 if reached else 1
     finally:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -34,6 +35,8 @@ class Summary:
     game: str
     turns_played: int = 0
     winner: str | None = None
+    winner_score: int | None = None
+    finishers: list[str] = field(default_factory=list)  # nations on the A.S.T. finish square: the natural end (§34)
     events_appended: int = 0
     invariant_checks: int = 0
     orders_sent: int = 0
@@ -47,6 +50,8 @@ class Summary:
             "game": self.game,
             "turns_played": self.turns_played,
             "winner": self.winner,
+            "winner_score": self.winner_score,
+            "finishers": self.finishers,
             "events_appended": self.events_appended,
             "invariant_checks": self.invariant_checks,
             "orders_sent": self.orders_sent,
@@ -67,20 +72,24 @@ def simulate(
     db_url: str | None = None,
     max_steps: int = 5000,
     strategy: str = "random",
+    progress: Callable[[int, int, str], None] | None = None,
 ) -> Summary:
-    """Play up to ``turns`` turns with ``players`` bots; stop early if the game waits on nobody."""
+    """Play up to ``turns`` turns with ``players`` bots; stop early if the game waits on nobody.
+
+    ``progress(turns done, turns, phase)`` is told before each step (nothing the game depends on).
+    """
     with tempfile.TemporaryDirectory() as tmp:
         url = db_url or f"sqlite:///{Path(tmp) / 'simulate.sqlite'}"
         db = make_engine(url)
         ensure_schema(db)
         settings = replace(Settings(), db_url=url, maildir=Path(tmp) / "mail", board_pictures=False)  # bots read no pictures
         try:
-            return _play(db, settings, players, turns, seed, options or {}, miss, max_steps, strategy)
+            return _play(db, settings, players, turns, seed, options or {}, miss, max_steps, strategy, progress)
         finally:
             db.dispose()
 
 
-def _play(db, settings, players, turns, seed, options, miss, max_steps, strategy) -> Summary:
+def _play(db, settings, players, turns, seed, options, miss, max_steps, strategy, progress=None) -> Summary:
     game_id = "sim-" + "".join(c for c in seed.lower() if c.isalnum())[:20] or "sim"
     rng = random.Random(f"bots:{seed}")
     clock = START
@@ -100,6 +109,8 @@ def _play(db, settings, players, turns, seed, options, miss, max_steps, strategy
     current = state()
     check(current)
     for _ in range(max_steps):
+        if progress is not None:
+            progress(max(0, min(current.turn - 1, turns)), turns, current.phase)
         if current.finished or current.turn > turns or summary.problems:
             break
         asked = rules.pending(current)
@@ -142,7 +153,10 @@ def _play(db, settings, players, turns, seed, options, miss, max_steps, strategy
     if current.finished:
         with UnitOfWork(db) as uow:
             ended = [r for r in uow.events.read(game_id) if r.type == "GameEnded"]
-        summary.winner = ended[-1].payload["winner"] if ended else None
+        if ended:
+            summary.winner = ended[-1].payload["winner"]
+            summary.winner_score = ended[-1].payload["scores"][0]["total"]
+            summary.finishers = list(ended[-1].payload["finishers"])
     if not summary.stopped_at and current.turn <= turns and not current.finished:
         summary.stopped_at = current.phase
     return summary
