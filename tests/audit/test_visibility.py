@@ -50,7 +50,7 @@ from pbem.rules.ruleset.loader import PACKAGED_DATA
 from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.turn import phase_title
 from pbem.rules.view import view
-from pbem.service.bots import WAIT, _plan_moves, _try, bot_orders
+from pbem.service.bots import WAIT, bot_orders, plan_moves, try_orders
 from pbem.service.deadlines import pass_deadlines
 from pbem.service.demo import reply_to_prompt
 from pbem.service.games import NewPlayer, create_game
@@ -144,7 +144,7 @@ def attack_then_plan(prompt, state) -> str:
 
     def move(count: int, source: str, target: str) -> None:
         nonlocal after
-        tried = _try(after, prompt.player_id, f"MOVE {count} {source} {target}") if count > 0 else None
+        tried = try_orders(after, prompt.player_id, f"MOVE {count} {source} {target}") if count > 0 else None
         if tried is not None:
             after, lines[len(lines):] = tried, [f"MOVE {count} {source} {target}"]
 
@@ -166,7 +166,7 @@ def attack_then_plan(prompt, state) -> str:
                         count = min(room, movable(after, nation, far) - 1)
                         move(count, far, near)
                         room -= max(count, 0)
-    planned = _plan_moves(prompt, after).splitlines()
+    planned = plan_moves(prompt, after).splitlines()
     return "\n".join(lines + planned)
 
 

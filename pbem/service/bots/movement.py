@@ -1,0 +1,166 @@
+"""Movement for a planner bot: gather cities it can keep, win the fights it picks, spread the rest to grow.
+
+A prompt's movement choices (one move each) are too few to grow a
+civilization, so the planner writes its own orders:
+
+1. Cities. For every free city site it could fill this turn (six tokens on
+   it after moving, §25.1), fullest first, it gathers the tokens from the
+   neighbours that can spare them best: never from a site already being
+   gathered, plain areas before other sites. It keeps a site only if the
+   cities it would then have stay supported after surplus removal (two
+   tokens on the board each, §26.3), so a new city never costs an old one.
+2. One push a turn into a neighbouring area that fewer tokens of one other
+   nation hold (no city): a fight it wins.
+3. The rest spread into empty neighbouring areas, so that they grow rather
+   than be removed as surplus.
+
+Every line is first tried on a copy of the game, so the server never
+refuses one.
+"""
+
+from __future__ import annotations
+
+from pbem.rules.board.support import support_needed, surplus
+from pbem.rules.core.prompt import Prompt
+from pbem.rules.core.state import GameState
+from pbem.rules.phases.movement.routes import land_neighbours
+from pbem.rules.phases.movement.turns import movable
+from pbem.rules.ruleset.rulebook import ruleset_of
+
+from .lookahead import nation_of, try_orders
+
+CITY_TOKENS = 6  # on a city site (§25.1)
+OFF_SITE_TOKENS = 12  # anywhere else (§25.1)
+SUPPORT_PER_CITY = 2  # §26.3
+
+
+def _free(state: GameState, nation: str, area: str) -> bool:
+    """An area a token may enter without a fight and stay in: no other units, no city (its tokens would be surplus)."""
+    here = state.area(area)
+    others = any(n != nation and k > 0 for n, k in here.tokens.items())
+    return not others and here.city is None and ruleset_of(state).areas[area].population_limit > 0
+
+
+def supported_after_building(state: GameState, nation: str, sites: set[str]) -> bool:
+    """Would the nation's cities, with new ones on ``sites``, keep two tokens each once surplus is removed?"""
+    on_board = state.tokens_on_board(nation)
+    built = sum(state.area(s).tokens.get(nation, 0) for s in sites)
+    lost = sum(k for area, k in surplus(state, nation).items() if area not in sites)
+    cities = state.cities_on_board(nation) + len(sites)
+    return on_board - built - lost >= SUPPORT_PER_CITY * cities and support_needed(state, nation) >= 0
+
+
+class _Plan:
+    """Orders written so far, and the game as they leave it."""
+
+    def __init__(self, state: GameState, player_id: int, nation: str) -> None:
+        self.state = state
+        self.player_id = player_id
+        self.nation = nation
+        self.lines: list[str] = []
+
+    def mine(self, area: str) -> int:
+        return self.state.area(area).tokens.get(self.nation, 0)
+
+    def movable(self, area: str) -> int:
+        return movable(self.state, self.nation, area)
+
+    def move(self, count: int, origin: str, to: str) -> bool:
+        if count <= 0:
+            return False
+        line = f"MOVE {count} {origin} {to}"
+        tried = try_orders(self.state, self.player_id, line)
+        if tried is None:
+            return False
+        self.state = tried
+        self.lines.append(line)
+        return True
+
+
+def _needed(state: GameState, area: str) -> int:
+    return CITY_TOKENS if ruleset_of(state).areas[area].has_city_site else OFF_SITE_TOKENS
+
+
+def _gather_cities(plan: _Plan) -> set[str]:
+    state, nation = plan.state, plan.nation
+    areas = ruleset_of(state).areas
+    gathered: set[str] = set()
+
+    def reach(site: str) -> int:
+        return plan.mine(site) + sum(plan.movable(n) for n in land_neighbours(plan.state, site) if n not in gathered)
+
+    near = {a for a, here in state.areas.items() if here.tokens.get(nation)}
+    near |= {n for a in list(near) for n in land_neighbours(state, a)}
+    candidates = [a for a in near if a in areas and areas[a].population_limit > 0 and state.area(a).city is None
+                  and _free(state, nation, a) and reach(a) >= _needed(state, a)]
+    for site in sorted(candidates, key=lambda s: (_needed(state, s), -plan.mine(s), -reach(s), s)):
+        need_here = _needed(plan.state, site)
+        if site in gathered or reach(site) < need_here:
+            continue
+        before_state, before_lines = plan.state, list(plan.lines)
+        sources = sorted(
+            (n for n in land_neighbours(plan.state, site) if n not in gathered and plan.movable(n) > 0),
+            key=lambda n: (areas[n].has_city_site and plan.state.area(n).city is None, -plan.movable(n), n),
+        )
+        for source in sources:
+            need = need_here - plan.mine(site)
+            if need <= 0:
+                break
+            plan.move(min(need, plan.movable(source)), source, site)
+        if plan.mine(site) >= need_here and supported_after_building(plan.state, nation, gathered | {site}):
+            gathered.add(site)
+        else:
+            plan.state, plan.lines = before_state, before_lines
+    return gathered
+
+
+def _push(plan: _Plan, gathered: set[str]) -> None:
+    """One push a turn into a neighbouring area held by fewer tokens of one other nation (no city): a fight won."""
+    areas = ruleset_of(plan.state).areas
+    for origin in sorted(a for a in plan.state.areas if a not in gathered and plan.movable(a) > 1):
+        targets = []
+        for to in land_neighbours(plan.state, origin):
+            there = plan.state.area(to)
+            foes = {n: k for n, k in there.tokens.items() if n != plan.nation and k > 0}
+            if there.city is None and len(foes) == 1 and areas[to].population_limit > 0:
+                targets.append((sum(foes.values()), to))
+        strength = min(plan.movable(origin), plan.mine(origin) - 1)
+        winnable = [(k, to) for k, to in sorted(targets) if strength > k]
+        if winnable:
+            k, to = winnable[0]
+            if plan.move(min(strength, k + 2), origin, to):
+                return
+
+
+def _spread(plan: _Plan, gathered: set[str]) -> None:
+    """Tokens above an area's limit would be removed as surplus; lone tokens elsewhere grow.
+
+    Empty city sites and their neighbours come first: tokens there now are a
+    city gathered next turn."""
+    areas = ruleset_of(plan.state).areas
+
+    def open_site(area: str) -> bool:
+        return areas[area].has_city_site and plan.state.area(area).city is None
+
+    def staging(area: str) -> int:
+        return 0 if open_site(area) else 1 if any(open_site(n) for n in land_neighbours(plan.state, area)) else 2
+
+    for origin in sorted(a for a in plan.state.areas if plan.mine(a) > 1 and a not in gathered):
+        for to in sorted(land_neighbours(plan.state, origin), key=lambda a: (staging(a), a)):
+            spare = min(plan.movable(origin), plan.mine(origin) - max(1, min(2, areas[origin].population_limit)))
+            if spare <= 0:
+                break
+            if _free(plan.state, plan.nation, to) and plan.mine(to) == 0:
+                plan.move(min(spare, areas[to].population_limit), origin, to)
+
+
+def plan_moves(prompt: Prompt, state: GameState) -> str:
+    """Movement orders that gather cities and spread the rest (see the module docstring)."""
+    nation = nation_of(state, prompt)
+    if nation is None:
+        return "HALT"
+    plan = _Plan(state, prompt.player_id, nation)
+    gathered = _gather_cities(plan)
+    _push(plan, gathered)
+    _spread(plan, gathered)
+    return "\n".join(plan.lines + ["HALT"])
