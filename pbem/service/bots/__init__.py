@@ -25,12 +25,14 @@ import random
 
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.state import GameState
-from pbem.rules.phases.movement.turns import MOVE_STEP
+from pbem.rules.phases.movement.turns import MOVE_STEP, SHIP_STEP
 
 from .advances import hand_limit_order, plan_purchase
 from .economy import stack_nine_order, tax_rate_order
+from .homeland import choose_nation, place_start
 from .lookahead import best_choice, nation_of, standing, try_orders
-from .movement import plan_moves
+from .movement import build_order, plan_moves
+from .seafaring import ship_order
 from .trading import WAIT, trade
 
 STRATEGIES = ("random", "greedy", "planner")
@@ -55,11 +57,19 @@ def bot_orders(prompt: Prompt, rng: random.Random, state: GameState | None = Non
 
 def _planned(prompt: Prompt, rng: random.Random, state: GameState) -> str | None:
     """The planner's own order where its plan beats the prompt's choices (None: choose among them)."""
+    if prompt.step == "choose-nation":
+        return choose_nation(prompt, state)
+    if prompt.step == "place-start-token":
+        return place_start(prompt, state)
     nation = nation_of(state, prompt)
     if nation is None:
         return None
+    if prompt.step == SHIP_STEP:
+        return _checked(state, prompt, ship_order(state, nation))
     if prompt.step == MOVE_STEP:
         return plan_moves(prompt, state)
+    if prompt.step == "build-cities":
+        return _checked(state, prompt, build_order(prompt, state) or "DONE")
     if prompt.step == "buy-advances":
         return _checked(state, prompt, plan_purchase(state, nation))
     if prompt.step == "tax-rate":

@@ -11,7 +11,9 @@ civilization, so the planner writes its own orders:
    tokens on the board each, §26.3), so a new city never costs an old one.
 2. One push a turn into a neighbouring area that fewer tokens of one other
    nation hold (no city): a fight it wins.
-3. The rest spread into empty neighbouring areas, so that they grow rather
+3. Hemmed in with no open city site by land, it sails a shipload to one
+   (``seafaring``).
+4. The rest spread into empty neighbouring areas, so that they grow rather
    than be removed as surplus.
 
 Every line is first tried on a copy of the game, so the server never
@@ -28,6 +30,7 @@ from pbem.rules.phases.movement.turns import movable
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 from .lookahead import nation_of, try_orders
+from .seafaring import voyage
 
 CITY_TOKENS = 6  # on a city site (§25.1)
 OFF_SITE_TOKENS = 12  # anywhere else (§25.1)
@@ -161,6 +164,28 @@ def plan_moves(prompt: Prompt, state: GameState) -> str:
         return "HALT"
     plan = _Plan(state, prompt.player_id, nation)
     gathered = _gather_cities(plan)
-    _push(plan, gathered)
+    sail = voyage(plan.state, nation)
+    if sail is not None:
+        tried = try_orders(plan.state, plan.player_id, sail)
+        if tried is not None:
+            plan.state = tried
+            plan.lines.append(sail)
+    # _push(plan, gathered)
     _spread(plan, gathered)
     return "\n".join(plan.lines + ["HALT"])
+
+
+def build_order(prompt: Prompt, state: GameState) -> str | None:
+    """BUILD the most cities the nation can keep supported (orders are secret until all are in, so no lookahead)."""
+    nation = nation_of(state, prompt)
+    if nation is None:
+        return None
+    best: tuple[int, str] | None = None
+    for choice in prompt.choices:
+        if not choice.startswith("BUILD "):
+            continue
+        sites = {a.split(" TREASURY")[0].strip() for a in choice[6:].split(",")}
+        if all(a in state.areas for a in sites) and supported_after_building(state, nation, sites):
+            if best is None or len(sites) > best[0]:
+                best = (len(sites), choice)
+    return best[1] if best else "DONE"
