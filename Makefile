@@ -9,7 +9,7 @@ $(BIN)/pbem: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(BIN)/pbem
 
-.PHONY: install demo test visibility fuzz bench clean
+.PHONY: install demo test visibility property fuzz bench clean
 install: $(BIN)/pbem
 
 demo: $(BIN)/pbem
@@ -21,6 +21,10 @@ test: $(BIN)/pbem
 # Every viewer sees only what the rules let him see, in four bot games by mail covering all twelve calamities.
 visibility: $(BIN)/pbem
 	PBEM_VISIBILITY_FULL=1 $(BIN)/pytest -q tests/audit/test_visibility.py
+
+# Two hundred seeded bot games across player counts, strategies and options, each verified (docs/bots.md).
+property: $(BIN)/pbem
+	PBEM_PROPERTY_GAMES=200 $(BIN)/pytest -q tests/property
 
 # Ten thousand generated messages through the inbound path (docs/mail.md); CI runs it after the tests.
 fuzz: $(BIN)/pbem
