@@ -360,12 +360,16 @@ class Knowledge:
 
 _SENTENCE = re.compile(r"[^.;\n]+")
 _TRADE_WORD = re.compile(r"\btrad(?:e|ed|er|es|ing)\b|\bgave\b|\bgiver\b", re.IGNORECASE)
+_STRIKES = re.compile(r"\bstrikes (\w+)")
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 
 def names_trader(text: str, trade: CalamityTrade) -> str | None:
     """The first sentence of ``text`` that ties the calamity to its trader ("traded by", "who traded you"), or None."""
     for sentence in _SENTENCE.findall(text):
+        struck = _STRIKES.search(sentence)
+        if struck and struck.group(1) != trade.victim:  # the same card traded by the same nation to another victim
+            continue
         if trade.calamity in sentence and re.search(rf"\b{re.escape(trade.trader)}\b", sentence) and _TRADE_WORD.search(sentence):
             return sentence.strip()
     return None

@@ -27,7 +27,7 @@ def test_a_whole_game_by_mail_from_setup_to_a_winner_and_verify_re_derives_it(tm
     out = tmp_path / "game"
     played = subprocess.run(
         [sys.executable, "-m", "pbem.cli", "demo", "--out", str(out), "--players", "3", "--turns", "10",
-         "--bots", "planner", "--option", "last-turn=10", "--seed", "e"],
+         "--bots", "planner", "--option", "last-turn=10", "--seed", "i"],
         capture_output=True, text=True, timeout=600, cwd=tmp_path,
     )
     assert played.returncode == 0, played.stdout[-3000:] + played.stderr[-3000:]

@@ -69,7 +69,8 @@ def _planned(prompt: Prompt, rng: random.Random, state: GameState) -> str | None
     if prompt.step == MOVE_STEP:
         return plan_moves(prompt, state)
     if prompt.step == "build-cities":
-        return _checked(state, prompt, build_order(prompt, state) or "DONE")
+        built = build_order(prompt, state)
+        return _checked(state, prompt, built) if built else None
     if prompt.step == "buy-advances":
         return _checked(state, prompt, plan_purchase(state, nation))
     if prompt.step == "tax-rate":

@@ -5,15 +5,19 @@ civilization cards or cards from stack 9 moves them back (§31.56, §27.5).
 A nation whose treasury only grows runs its stock dry and its cities revolt
 at the next tax (§19.3). So a planner holding Coinage taxes no more than
 its stock can pay, and buys from stack 9 when its stock would not cover the
-next tax (not otherwise: Piracy lies in stack 9).
+next tax, or when a card is worth more than it costs: under No-Trading a
+money card of the nation's highest pile (NT-5) usually is; a Gold or Ivory
+card at 18 is not (and Piracy lies in stack 9).
 """
 
 from __future__ import annotations
 
 from pbem.rules.core.state import GameState
+from pbem.rules.phases.trade_cards import price, purchase_number
+from pbem.rules.ruleset.options import options_of
+from pbem.rules.ruleset.rulebook import ruleset_of
 
 TAX_PER_CITY = 2  # §19.1
-STACK_NINE_PRICE = 18  # §27.5
 
 
 def stock_short(state: GameState, nation: str, margin: int = 4) -> int:
@@ -28,9 +32,21 @@ def tax_rate_order(state: GameState, nation: str) -> str:
     return f"TAX {max(1, min(3, stock // cities))}"
 
 
+def card_value(state: GameState, nation: str) -> float:
+    """What a card bought now is worth on average, to pay for civilization cards with."""
+    rules = ruleset_of(state)
+    if options_of(state).no_trading and rules.no_trading:
+        pile = next(p for p in rules.no_trading.piles if p.number == purchase_number(state, nation))
+        copies = sum(pile.values.values())
+        return sum(value * n for value, n in pile.values.items()) / copies
+    stack = rules.stacks[rules.purchase_stack - 1]
+    return sum(c.value * c.copies for c in stack.commodities) / sum(c.copies for c in stack.commodities)
+
+
 def stack_nine_order(state: GameState, nation: str) -> str:
-    """BUY: cards from stack 9 when treasury should go back to stock."""
-    treasury = state.nations[nation].treasury
-    affordable = treasury // STACK_NINE_PRICE
-    for_stock = -(-stock_short(state, nation) // STACK_NINE_PRICE)
-    return f"BUY {min(affordable, for_stock)}"
+    """BUY: cards from stack 9 (or the highest money pile) when stock needs the treasury back, or at a bargain."""
+    each = price(state)
+    affordable = state.nations[nation].treasury // each
+    if card_value(state, nation) > each:
+        return f"BUY {affordable}"
+    return f"BUY {min(affordable, -(-stock_short(state, nation) // each))}"

@@ -1,23 +1,24 @@
-"""Movement for a planner bot: gather cities it can keep, win the fights it picks, spread the rest to grow.
+"""Movement for a planner bot: gather cities it can keep, spread the rest to grow, start no wars.
 
 A prompt's movement choices (one move each) are too few to grow a
 civilization, so the planner writes its own orders:
 
-1. Cities. For every free city site it could fill this turn (six tokens on
-   it after moving, §25.1), fullest first, it gathers the tokens from the
+1. Cities. For every free area it could fill this turn (six tokens on a
+   city site, twelve elsewhere, §25.1), sites and the fullest first, it gathers the tokens from the
    neighbours that can spare them best: never from a site already being
    gathered, plain areas before other sites. It keeps a site only if the
    cities it would then have stay supported after surplus removal (two
    tokens on the board each, §26.3), so a new city never costs an old one.
-2. One push a turn into a neighbouring area that fewer tokens of one other
-   nation hold (no city): a fight it wins.
-3. Hemmed in with no open city site by land, it sails a shipload to one
+2. Hemmed in with no open city site by land, it sails a shipload to one
    (``seafaring``).
-4. The rest spread into empty neighbouring areas, so that they grow rather
+3. The rest spread into empty neighbouring areas, so that they grow rather
    than be removed as surplus.
+4. Tokens still above an area's limit, which surplus removal would take
+   anyway, attack a neighbouring area held by another nation's tokens.
 
-Every line is first tried on a copy of the game, so the server never
-refuses one.
+It starts no other fight: a war costs both sides the tokens that would
+have grown into cities. Every line is first tried on
+a copy of the game, so the server never refuses one.
 """
 
 from __future__ import annotations
@@ -117,24 +118,6 @@ def _gather_cities(plan: _Plan) -> set[str]:
     return gathered
 
 
-def _push(plan: _Plan, gathered: set[str]) -> None:
-    """One push a turn into a neighbouring area held by fewer tokens of one other nation (no city): a fight won."""
-    areas = ruleset_of(plan.state).areas
-    for origin in sorted(a for a in plan.state.areas if a not in gathered and plan.movable(a) > 1):
-        targets = []
-        for to in land_neighbours(plan.state, origin):
-            there = plan.state.area(to)
-            foes = {n: k for n, k in there.tokens.items() if n != plan.nation and k > 0}
-            if there.city is None and len(foes) == 1 and areas[to].population_limit > 0:
-                targets.append((sum(foes.values()), to))
-        strength = min(plan.movable(origin), plan.mine(origin) - 1)
-        winnable = [(k, to) for k, to in sorted(targets) if strength > k]
-        if winnable:
-            k, to = winnable[0]
-            if plan.move(min(strength, k + 2), origin, to):
-                return
-
-
 def _spread(plan: _Plan, gathered: set[str]) -> None:
     """Tokens above an area's limit would be removed as surplus; lone tokens elsewhere grow.
 
@@ -157,6 +140,20 @@ def _spread(plan: _Plan, gathered: set[str]) -> None:
                 plan.move(min(spare, areas[to].population_limit), origin, to)
 
 
+def _raid(plan: _Plan, gathered: set[str]) -> None:
+    """Tokens that surplus removal would take anyway attack a neighbour's tokens: a fight that costs nothing."""
+    areas = ruleset_of(plan.state).areas
+    over = surplus(plan.state, plan.nation)
+    for origin in sorted(a for a in over if a not in gathered and plan.state.area(a).city is None):
+        spare = min(over[origin], plan.movable(origin))
+        for to in land_neighbours(plan.state, origin):
+            there = plan.state.area(to)
+            foes = [n for n, k in there.tokens.items() if n != plan.nation and k > 0]
+            if spare > 0 and len(foes) == 1 and there.city is None and areas[to].population_limit > 0:
+                if plan.move(spare, origin, to):
+                    break
+
+
 def plan_moves(prompt: Prompt, state: GameState) -> str:
     """Movement orders that gather cities and spread the rest (see the module docstring)."""
     nation = nation_of(state, prompt)
@@ -170,13 +167,15 @@ def plan_moves(prompt: Prompt, state: GameState) -> str:
         if tried is not None:
             plan.state = tried
             plan.lines.append(sail)
-    # _push(plan, gathered)
     _spread(plan, gathered)
+    _raid(plan, gathered)
     return "\n".join(plan.lines + ["HALT"])
 
 
 def build_order(prompt: Prompt, state: GameState) -> str | None:
-    """BUILD the most cities the nation can keep supported (orders are secret until all are in, so no lookahead)."""
+    """BUILD the most cities the nation can keep supported (orders are secret until all are in, so no lookahead).
+
+    None when it can build none but may make towns (Small Cities): the lookahead then chooses."""
     nation = nation_of(state, prompt)
     if nation is None:
         return None
@@ -188,4 +187,6 @@ def build_order(prompt: Prompt, state: GameState) -> str | None:
         if all(a in state.areas for a in sites) and supported_after_building(state, nation, sites):
             if best is None or len(sites) > best[0]:
                 best = (len(sites), choice)
-    return best[1] if best else "DONE"
+    if best:
+        return best[1]
+    return None if any(c.startswith("TOWN") for c in prompt.choices) else "DONE"  # Small Cities: the lookahead
