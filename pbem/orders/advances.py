@@ -120,10 +120,18 @@ def _discard(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Dis
     return DiscardCards(player_of(actor), tuple(cards))
 
 
+def _counts(pairs: tuple[tuple[str, int], ...]) -> dict[str, int]:
+    """(card, n) pairs added up by card: 'Water 7, Water 7' is two cards, not one (dict() would keep the last)."""
+    out: dict[str, int] = {}
+    for card, n in pairs:
+        out[card] = out.get(card, 0) + n
+    return out
+
+
 def _write_buy(command: BuyAdvances) -> str:
     if command.auto:
         return "ADVANCE " + ", ".join(command.cards)
-    return order_line(command.cards, dict(command.pay), command.treasury)
+    return order_line(command.cards, _counts(command.pay), command.treasury)
 
 
 VERBS: dict[str, tuple[Parser, str]] = {
@@ -133,5 +141,5 @@ VERBS: dict[str, tuple[Parser, str]] = {
 }
 CANONICAL = {
     BuyAdvances: _write_buy,
-    DiscardCards: lambda c: "DISCARD " + pay_text(dict(c.cards), 0),
+    DiscardCards: lambda c: "DISCARD " + pay_text(_counts(c.cards), 0),
 }

@@ -299,7 +299,9 @@ class Letters:
                 "situation": list(prompt.situation),
                 "question": prompt.question + f" If no orders arrive in time: {prompt.default}.",
                 "choices": list(prompt.menu) or [choice.replace("\n", " / ") for choice in prompt.choices],
-                "menu": bool(prompt.menu),  # lines of what is open: always one per line
+                # one per line: lines of what is open, or choices with commas of their own
+                # (ADVANCE Pottery, Mysticism PAY ...), which a list joined by commas would run together
+                "menu": bool(prompt.menu) or any("," in choice for choice in prompt.choices),
                 "template": prompt.template,
                 "deadline": self._deadline_for(state, player.id)[0],
                 "due": self._deadline_for(state, player.id)[1],

@@ -84,17 +84,36 @@ def auto_payment(state: GameState, nation: str, due: int) -> tuple[dict[str, int
         ranges = [(0, held[n]) for n in names]  # type: ignore[misc]
         if 2 ** len(names) > _SEARCH_LIMIT:
             return _greedy_payment(state, held, treasury, mining, due)
-    best: tuple[tuple[int, int, int, tuple[int, ...]], dict[str, int], int] | None = None
+    plain, gains = _value_tables(state, names, held, mining)
+    best: tuple[tuple[int, int, int, tuple[int, ...]], tuple[int, ...], int] | None = None
     for counts in product(*ranges):
-        sets = {n: c for n, c in zip(names, counts) if c}
-        value, _ = sets_value(state, sets, mining)
+        # sets_value's arithmetic from tables: this loop runs thousands of times for every prompt
+        value = sum(table[c] for table, c in zip(plain, counts))
+        value += max([0] + [g[c] for g, c in zip(gains, counts) if g is not None and c])
         from_treasury = max(0, due - value)
         if from_treasury > treasury:
             continue
         key = (max(0, value - due), from_treasury, sum(counts), tuple(counts))
         if best is None or key < best[0]:
-            best = (key, sets, from_treasury)
-    return None if best is None else (best[1], best[2])
+            best = (key, counts, from_treasury)
+    if best is None:
+        return None
+    return {n: c for n, c in zip(names, best[1]) if c}, best[2]
+
+
+def _value_tables(
+    state: GameState, names: list[str], held: dict[str, int], mining: tuple[str, ...]
+) -> tuple[list[list[int]], list[list[int] | None]]:
+    """Per commodity and count: the set's value, and what Mining would add to it (None: Mining cannot enlarge it).
+
+    The same numbers ``sets_value`` gives (n² × face value, Mining's best gain once), looked up instead of recomputed."""
+    known = commodity_kinds(state)
+    plain = [[known[n].set_value(c) if c else 0 for c in range(held[n] + 1)] for n in names]
+    gains: list[list[int] | None] = [
+        [known[n].set_value(c + 1) - known[n].set_value(c) for c in range(held[n] + 1)] if n in mining else None
+        for n in names
+    ]
+    return plain, gains
 
 
 def _greedy_payment(

@@ -25,6 +25,7 @@ from pbem.rules.core.phase import acting_nation, defaulted
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
+from pbem.rules.phases.advances.bundles import affordable_bundles
 from pbem.rules.phases.advances.payment import (
     MAX_CHOICES,
     PHASE,
@@ -122,9 +123,15 @@ _ADVANCE_MONEY = (
 
 
 def advance_prompt(state: GameState, nation: str) -> Prompt:
+    """Ready-made orders for what the player may really do: several cards together first, then each alone.
+
+    Every choice is a complete order with the engine's own payment for its
+    total due, so a player (or a bot) may send any of them unchanged; the
+    best purchase is also the template to edit."""
     n = state.nations[nation]
     can = affordable(state, nation)
-    choices: list[str] = []
+    together = affordable_bundles(state, nation)
+    choices = [order_line(b.cards, b.pay, b.treasury) for b in together]
     for card in can:
         _, _, due = price(state, nation, (card,))
         paid = auto_payment(state, nation, due)
@@ -139,6 +146,7 @@ def advance_prompt(state: GameState, nation: str) -> Prompt:
     situation = [
         f"Your {card_word(state)} cards: {hand_text(state, nation)}; treasury {n.treasury}.",
         f"You can afford (each alone): {'; '.join(offers)}.",
+        *([f"Together you can afford: {'; '.join(b.price_text for b in together)}."] if together else []),
         f"Your civilization cards: {', '.join(n.civ_cards) or 'none'}.",
     ]
     if mining:
