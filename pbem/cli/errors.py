@@ -16,6 +16,7 @@ import traceback
 import click
 from sqlalchemy import exc as sa
 
+from pbem.rules.ruleset.model import RulesetError
 from pbem.service.batch import GameError
 from pbem.service.projector import DamagedLog
 from pbem.service.settings import SettingsError, mask
@@ -43,6 +44,8 @@ def explain(error: Exception) -> tuple[str, int] | None:
     """(the one line, the exit status) for an error an operator can cause; None for a fault of pbem's own."""
     if isinstance(error, (SettingsError, GameError, DamagedLog)):
         return str(error), 2
+    if isinstance(error, RulesetError):  # a house copy of the rules data (option ruleset-data) that does not load
+        return f"the rules data does not load: {error}", 2
     if isinstance(error, sa.ArgumentError):
         return f"bad database URL: {error}", 2
     if isinstance(error, (sa.OperationalError, sa.DatabaseError, sqlite3.DatabaseError)):

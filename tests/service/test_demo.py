@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
 import subprocess
 import sys
+
+from pbem.rules.ruleset.loader import PACKAGED_DATA
+from pbem.store.database import make_engine
+from pbem.store.unit_of_work import UnitOfWork
 
 
 def test_demo_plays_setup_through_smtp_and_lists_the_mailboxes(tmp_path):
@@ -36,3 +43,48 @@ def test_several_turns_by_mail_then_verify_re_derives_every_ruling(tmp_path):
     )
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert "re-derivation ok" in verified.stdout
+
+
+def test_demo_to_the_end_plays_on_until_a_nation_finishes_the_ast(tmp_path):
+    """`--to-the-end` has no turn limit: the game ends by itself when a marker reaches the finish square (§34).
+
+    A house A.S.T. six spaces long with no entry requirements lets a whole game end in a few turns; the demo
+    loop, the mail and the end are those of a full game."""
+    house = tmp_path / "house"
+    shutil.copytree(PACKAGED_DATA, house)
+    ast = json.loads((house / "ast.json").read_text())
+    ast["finish_space"] = 6
+    for epoch in ast["epochs"]:
+        epoch.update(cities=0, civ_cards=0, groups=0)
+    for track in ast["tracks"]:
+        track.update(epoch_starts=[1, 2, 3, 4, 5], late_iron_points={})
+        track.pop("alternatives", None)
+    (house / "ast.json").write_text(json.dumps(ast))
+    out = tmp_path / "game"
+    played = subprocess.run(
+        [sys.executable, "-m", "pbem.cli", "demo", "--out", str(out), "--players", "3", "--bots", "planner",
+         "--to-the-end", "--option", f"ruleset-data={house}", "--seed", "end"],
+        capture_output=True, text=True, timeout=600, cwd=tmp_path, env={**os.environ, "PBEM_BOARD_PICTURES": "0"},
+    )
+    assert played.returncode == 0, played.stdout[-3000:] + played.stderr[-3000:]
+    with UnitOfWork(make_engine(f"sqlite:///{out / 'pbem.sqlite'}")) as uow:
+        (ended,) = [e for e in uow.events.read("demo") if e.type == "GameEnded"]
+    assert ended.payload["finishers"] and "last_turn" not in ended.payload
+    assert f"the game has ended: {ended.payload['winner']} wins" in played.stdout
+    assert "earlier messages, then:" in played.stdout  # a whole game's mail is listed by its latest subjects
+
+
+def test_a_house_rules_copy_that_does_not_load_is_refused_in_one_line(tmp_path):
+    house = tmp_path / "house"
+    shutil.copytree(PACKAGED_DATA, house)
+    ast = json.loads((house / "ast.json").read_text())
+    ast["finish_space"] = 4  # below where the epochs begin
+    (house / "ast.json").write_text(json.dumps(ast))
+    played = subprocess.run(
+        [sys.executable, "-m", "pbem.cli", "demo", "--out", str(tmp_path / "game"), "--players", "3",
+         "--option", f"ruleset-data={house}"],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )
+    assert played.returncode == 2, played.stdout + played.stderr
+    assert played.stderr.strip().startswith("pbem: the rules data does not load: ast.json")
+    assert "internal error" not in played.stderr and len(played.stderr.strip().splitlines()) == 1
