@@ -46,7 +46,7 @@ def card_worth(state: GameState, nation: str, card: str) -> float:
     future = sum(rules.credit(card, other) for other in rules.civ_cards if other not in owned and other != card)
     covered = {g for c in owned if c in rules.civ_cards for g in rules.civ_cards[c].groups}
     new_groups = len(set(rules.civ_cards[card].groups) - covered)
-    worth = face + 0.6 * future + 70 * new_groups
+    worth = face + 0.6 * future + 200 * new_groups  # five groups for the Early Iron Age hold nations longest
     if len(owned) < 9:
         worth += 40  # the Early Iron Age asks for nine cards
     eases = sum(1 for calamity in rules.calamities.values() if card in calamity.reduced_by)
