@@ -139,14 +139,16 @@ class PostOffice:
 
 async def serve_forever(db: Engine, settings: Settings) -> None:
     """Run until SIGTERM (systemd, a container runtime) or SIGINT: stop listening, finish what is in hand."""
-    office = PostOffice(db, settings)
-    await office.start()
-    log.info("listening for %s on %s:%s", settings.protocol.upper(), settings.listen_host, office.port)
+    # The handlers come first: a signal that arrived between the start and their installation used to raise
+    # KeyboardInterrupt past office.stop(), and the SMTP server's thread then kept the process alive for ever.
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stopping.set)
+    office = PostOffice(db, settings)
+    await office.start()
     try:
+        log.info("listening for %s on %s:%s", settings.protocol.upper(), settings.listen_host, office.port)
         await stopping.wait()
         log.info("stopping")
     finally:
