@@ -30,14 +30,14 @@ from pbem.rules.phases.movement.turns import MOVE_STEP, SHIP_STEP
 from .advances import hand_limit_order, plan_purchase
 from .economy import stack_nine_order, tax_rate_order
 from .homeland import choose_nation, place_start
-from .lookahead import best_choice, nation_of, standing, try_orders
+from .lookahead import best_choice, nation_of, try_orders
 from .movement import build_order, plan_moves
 from .seafaring import ship_order
 from .trading import WAIT, trade
 
 STRATEGIES = ("random", "greedy", "planner")
 
-__all__ = ["STRATEGIES", "WAIT", "bot_orders", "plan_moves", "standing", "try_orders"]
+__all__ = ["STRATEGIES", "WAIT", "bot_orders", "plan_moves", "try_orders"]
 
 
 def bot_orders(prompt: Prompt, rng: random.Random, state: GameState | None = None, strategy: str = "random") -> str:
