@@ -26,6 +26,7 @@ import random
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.state import GameState
 from pbem.rules.phases.movement.turns import MOVE_STEP, SHIP_STEP
+from pbem.rules.ruleset.options import options_of
 
 from .advances import hand_limit_order, plan_purchase
 from .economy import stack_nine_order, tax_rate_order
@@ -33,6 +34,7 @@ from .homeland import choose_nation, place_start
 from .lookahead import best_choice, nation_of, try_orders
 from .movement import build_order, plan_moves
 from .seafaring import ship_order
+from .towns import small_cities_order
 from .trading import WAIT, trade
 
 STRATEGIES = ("random", "greedy", "planner")
@@ -68,9 +70,10 @@ def _planned(prompt: Prompt, rng: random.Random, state: GameState) -> str | None
         return _checked(state, prompt, ship_order(state, nation))
     if prompt.step == MOVE_STEP:
         return plan_moves(prompt, state)
+    if prompt.step == "build-cities" and options_of(state).small_cities:
+        return _checked(state, prompt, small_cities_order(prompt, state))
     if prompt.step == "build-cities":
-        built = build_order(prompt, state)
-        return _checked(state, prompt, built) if built else None
+        return _checked(state, prompt, build_order(prompt, state))
     if prompt.step == "buy-advances":
         return _checked(state, prompt, plan_purchase(state, nation))
     if prompt.step == "tax-rate":

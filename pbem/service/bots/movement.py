@@ -41,7 +41,7 @@ SUPPORT_PER_CITY = 2  # §26.3
 def _free(state: GameState, nation: str, area: str) -> bool:
     """An area a token may enter without a fight and stay in: no other units, no city (its tokens would be surplus)."""
     here = state.area(area)
-    others = any(n != nation and k > 0 for n, k in here.tokens.items())
+    others = any(n != nation and k > 0 for n, k in (*here.tokens.items(), *here.towns.items()))
     return not others and here.city is None and ruleset_of(state).areas[area].population_limit > 0
 
 
@@ -81,8 +81,11 @@ class _Plan:
         return True
 
 
-def _needed(state: GameState, area: str) -> int:
-    return CITY_TOKENS if ruleset_of(state).areas[area].has_city_site else OFF_SITE_TOKENS
+def _needed(state: GameState, nation: str, area: str) -> int:
+    """Tokens that make a city here this turn: six on a site, less the nation's towns there (SC-2), or twelve."""
+    if ruleset_of(state).areas[area].has_city_site:
+        return CITY_TOKENS - state.area(area).towns.get(nation, 0)
+    return OFF_SITE_TOKENS
 
 
 def _gather_cities(plan: _Plan) -> set[str]:
@@ -96,9 +99,9 @@ def _gather_cities(plan: _Plan) -> set[str]:
     near = {a for a, here in state.areas.items() if here.tokens.get(nation)}
     near |= {n for a in list(near) for n in land_neighbours(state, a)}
     candidates = [a for a in near if a in areas and areas[a].population_limit > 0 and state.area(a).city is None
-                  and _free(state, nation, a) and reach(a) >= _needed(state, a)]
-    for site in sorted(candidates, key=lambda s: (_needed(state, s), -plan.mine(s), -reach(s), s)):
-        need_here = _needed(plan.state, site)
+                  and _free(state, nation, a) and reach(a) >= _needed(state, nation, a)]
+    for site in sorted(candidates, key=lambda s: (_needed(state, nation, s), -plan.mine(s), -reach(s), s)):
+        need_here = _needed(plan.state, nation, site)
         if site in gathered or reach(site) < need_here:
             continue
         before_state, before_lines = plan.state, list(plan.lines)
@@ -172,10 +175,10 @@ def plan_moves(prompt: Prompt, state: GameState) -> str:
     return "\n".join(plan.lines + ["HALT"])
 
 
-def build_order(prompt: Prompt, state: GameState) -> str | None:
+def build_order(prompt: Prompt, state: GameState) -> str:
     """BUILD the most cities the nation can keep supported (orders are secret until all are in, so no lookahead).
 
-    None when it can build none but may make towns (Small Cities): the lookahead then chooses."""
+    Under Small Cities ``towns`` writes the order instead."""
     nation = nation_of(state, prompt)
     if nation is None:
         return None
@@ -187,6 +190,4 @@ def build_order(prompt: Prompt, state: GameState) -> str | None:
         if all(a in state.areas for a in sites) and supported_after_building(state, nation, sites):
             if best is None or len(sites) > best[0]:
                 best = (len(sites), choice)
-    if best:
-        return best[1]
-    return None if any(c.startswith("TOWN") for c in prompt.choices) else "DONE"  # Small Cities: the lookahead
+    return best[1] if best else "DONE"
