@@ -77,13 +77,27 @@ def _inbox(maildir: Path, address: str) -> mailbox.Maildir:
     return mailbox.Maildir(MaildirDelivery(maildir).folder(address), factory=None, create=True)
 
 
-def _unanswered_prompts(box: mailbox.Maildir, answered: set[str]) -> list[EmailMessage]:
-    found = []
-    for key in sorted(box.keys()):
-        parsed = email.message_from_bytes(box.get_bytes(key), policy=default_policy)
-        if "your orders" in str(parsed["Subject"]) and parsed["Message-ID"] not in answered:
-            found.append(parsed)
-    return found
+class _Reader:
+    """Each player's prompts, read from his Maildir once each (a long game leaves hundreds per player).
+
+    Reading a whole Maildir every round made a game to the end quadratic in
+    its length; a message's key never changes, so each is parsed once."""
+
+    def __init__(self, maildir: Path) -> None:
+        self.maildir = maildir
+        self.prompts: dict[str, list[EmailMessage]] = {}
+        self.read: set[tuple[str, str]] = set()
+
+    def unanswered(self, address: str, answered: set[str]) -> list[EmailMessage]:
+        box = _inbox(self.maildir, address)
+        found = self.prompts.setdefault(address, [])
+        for key in sorted(k for k in box.keys() if (address, k) not in self.read):
+            self.read.add((address, key))
+            parsed = email.message_from_bytes(box.get_bytes(key), policy=default_policy)
+            if "your orders" in str(parsed["Subject"]):
+                found.append(parsed)
+        found[:] = [m for m in found if m["Message-ID"] not in answered]
+        return list(found)
 
 
 def _send(office: PostOffice, settings: Settings, reply: EmailMessage) -> None:
@@ -92,11 +106,11 @@ def _send(office: PostOffice, settings: Settings, reply: EmailMessage) -> None:
 
 
 async def _reply_to_new_prompts(office: PostOffice, settings: Settings, people: list[NewPlayer],
-                                 answered: set[str], echo: Callable[[str], None]) -> int:
+                                 answered: set[str], echo: Callable[[str], None], reader: _Reader) -> int:
     """Each player answers every prompt not yet answered with its ready-to-edit orders, unchanged."""
     replies = 0
     for person in people:
-        for prompt in _unanswered_prompts(_inbox(settings.maildir, person.email), answered):
+        for prompt in reader.unanswered(person.email, answered):
             answered.add(prompt["Message-ID"])
             orders = suggested_orders(_text_of(prompt))
             await asyncio.to_thread(_send, office, settings, reply_to_prompt(prompt, person.email, orders))
@@ -106,14 +120,15 @@ async def _reply_to_new_prompts(office: PostOffice, settings: Settings, people: 
 
 
 async def _bots_reply(office: PostOffice, settings: Settings, people: list[NewPlayer], answered: set[str],
-                      echo: Callable[[str], None], db, game_id: str, strategy: str, rng: random.Random) -> int:
+                      echo: Callable[[str], None], db, game_id: str, strategy: str, rng: random.Random,
+                      reader: _Reader) -> int:
     """Each player with a new prompt answers the newest one with a bot's orders for what he is asked now.
 
     A bot waiting for an answer to its trade offer leaves the prompt unanswered for now.
     """
     replies = 0
     for person in people:
-        fresh = _unanswered_prompts(_inbox(settings.maildir, person.email), answered)
+        fresh = reader.unanswered(person.email, answered)
         if not fresh:
             continue
         with UnitOfWork(db) as uow:
@@ -178,11 +193,12 @@ async def run_demo(out: Path, players: int = 3, turns: int = 0, echo: Callable[[
              + ", ".join(state.player(pid).name for pid in state.place_order))
         await office.idle()
         answered: set[str] = set()
+        reader = _Reader(settings.maildir)
         for _round in range(200 * max(1, turns)):
             if bots == "suggested":
-                replies = await _reply_to_new_prompts(office, settings, people, answered, echo)
+                replies = await _reply_to_new_prompts(office, settings, people, answered, echo, reader)
             else:
-                replies = await _bots_reply(office, settings, people, answered, echo, db, "demo", bots, rng)
+                replies = await _bots_reply(office, settings, people, answered, echo, db, "demo", bots, rng, reader)
             await office.idle()
             with UnitOfWork(db) as uow:
                 state = load_state(uow, "demo")
