@@ -13,7 +13,7 @@ $(BIN)/pbem: pyproject.toml
 install: $(BIN)/pbem
 
 demo: $(BIN)/pbem
-	$(BIN)/pbem demo --out demo-out --turns 8 --bots planner --option last-turn=8
+	$(BIN)/pbem demo --out demo-out --players 4 --bots planner --to-the-end
 
 test: $(BIN)/pbem
 	$(BIN)/pytest -q
