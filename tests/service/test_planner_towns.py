@@ -1,0 +1,78 @@
+"""The planner under Small Cities: towns only where they become a city, or save tokens surplus removal would take.
+
+Each case is a position in phase 5 (tests/rules/casefile.py); the planner
+answers the prompt a player would be sent, and its order goes through the
+order language and the engine as mail does.
+"""
+
+from __future__ import annotations
+
+import random
+
+from rules.casefile import position
+
+from pbem.orders.language import Actor, parse_orders
+from pbem.rules import engine as E
+from pbem.rules.core.commands import PassDeadline
+from pbem.rules.core.draws import Draws
+from pbem.service.bots import bot_orders
+from pbem.service.bots.towns import town_plan
+
+SMALL = {"variant-small-cities": "on"}
+
+
+def _case(areas: dict, **egypt) -> dict:
+    return {"nations": {"Egypt": egypt, "Crete": {}}, "phase": "city-construction", "options": SMALL,
+            "areas": {"Knossos": {"tokens": {"Crete": 1}}, **areas}}
+
+
+def _answer(case: dict) -> tuple[str, object]:
+    """The planner's answer to Egypt's phase-5 prompt, and the game once it is carried out."""
+    draws = Draws("towns")
+    state = E.fold(position(case), E.resume(position(case), draws))
+    prompt = E.pending(state)["egypt"]
+    text = bot_orders(prompt, random.Random(0), state, "planner")
+    for line in parse_orders(text, state, Actor(player_id=prompt.player_id)).lines:
+        assert not line.error, (text, line.error)
+        if line.command is not None:
+            state = E.fold(state, E.decide(state, line.command, draws))
+    state = E.fold(state, E.decide(state, PassDeadline(), draws))  # Crete sends nothing: orders are revealed
+    return text, state
+
+
+def test_four_towns_and_two_tokens_on_a_site_become_a_city():
+    text, state = _answer(_case({"Thebes": {"towns": {"Egypt": 4}, "tokens": {"Egypt": 2}},
+                                 "Upper Egypt": {"tokens": {"Egypt": 4}}}))
+    assert text == "TOWN Thebes 2\nDONE"
+    assert state.area("Thebes").city == "Egypt" and not state.area("Thebes").towns.get("Egypt")
+
+
+def test_six_tokens_on_a_site_build_a_city_the_ordinary_way():
+    text, state = _answer(_case({"Memphis": {"tokens": {"Egypt": 6}}, "Upper Egypt": {"tokens": {"Egypt": 4}}}))
+    assert text == "BUILD Memphis\nDONE"
+    assert state.area("Memphis").city == "Egypt"
+
+
+def test_tokens_above_the_limit_of_a_site_are_banked_as_towns():
+    """Memphis holds 3; two of five would go as surplus. As towns all five stay, one token supports the excess."""
+    text, state = _answer(_case({"Memphis": {"tokens": {"Egypt": 5}}, "Upper Egypt": {"tokens": {"Egypt": 4}}}))
+    assert text == "TOWN Memphis 5\nDONE"
+    assert state.area("Memphis").towns.get("Egypt") == 5
+
+
+def test_no_towns_that_the_nation_could_not_support():
+    """Five towns where three are allowed need one token elsewhere (SC-6); with none there, the tokens stay tokens."""
+    state = position(_case({"Memphis": {"tokens": {"Egypt": 5}}}))
+    assert town_plan(state, "Egypt") == ([], {})
+
+
+def test_no_towns_below_the_limit_where_tokens_still_grow():
+    state = position(_case({"Memphis": {"tokens": {"Egypt": 3}}, "Thebes": {"tokens": {"Egypt": 2}},
+                            "Upper Egypt": {"tokens": {"Egypt": 4}}}))
+    assert town_plan(state, "Egypt") == ([], {})
+
+
+def test_no_towns_beside_another_nations_tokens():
+    state = position({**_case({"Upper Egypt": {"tokens": {"Egypt": 4}}}),
+                      "areas": {"Memphis": {"tokens": {"Egypt": 5, "Crete": 1}}, "Upper Egypt": {"tokens": {"Egypt": 4}}}})
+    assert town_plan(state, "Egypt") == ([], {})
