@@ -25,13 +25,16 @@ from .settings import Settings
 #: Waits after the 1st, 2nd, ... failed attempt; the last one repeats.
 BACKOFF = (timedelta(minutes=1), timedelta(minutes=5), timedelta(minutes=30), timedelta(hours=2), timedelta(hours=6))
 GIVE_UP_AFTER = 20
+#: How long a sender holds the letters it took: far longer than a delivery takes (the SMTP client gives up
+#: after 30 s without an answer), so no other sender takes a letter while it is still on its way.
+LEASE = timedelta(minutes=5)
 
 
 def _due(db: Engine, now: datetime, limit: int) -> list:
     with UnitOfWork(db) as uow:
         return [
             (row.id, row.recipient, bytes(row.raw), row.attempts, row.message_id, row.game_id)
-            for row in uow.outbox.due(now, limit)
+            for row in uow.outbox.claim(now, LEASE, limit)
         ]
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy import Connection, Row, func, or_, select
 
@@ -70,6 +70,25 @@ class Outbox:
         if self.conn.dialect.name == "postgresql":
             query = query.with_for_update(skip_locked=True)
         return list(self.conn.execute(query))
+
+    def claim(self, now: datetime, lease: timedelta, limit: int = 50) -> list[Row]:
+        """Take the letters due now for one sender: each is leased until ``now + lease``.
+
+        The lease is what makes several senders (``pbem serve`` workers on one
+        PostgreSQL database) deliver each letter once: the rows are chosen
+        ``FOR UPDATE SKIP LOCKED`` and pushed past ``now`` in the same
+        transaction, so no other sender sees them due until the lease runs
+        out. A sender that dies mid-delivery leaves its letters to be taken
+        again when it does (at most one more delivery, which the Maildir
+        transport recognises by the letter's Message-ID). On SQLite,
+        ``BEGIN IMMEDIATE`` serialises the whole claim.
+        """
+        rows = self.due(now, limit)
+        if rows:
+            self.conn.execute(
+                outbox.update().where(outbox.c.id.in_([r.id for r in rows])).values(next_attempt_at=now + lease)
+            )
+        return rows
 
     def mark_sent(self, id: int, now: datetime) -> None:  # noqa: A002
         """Record delivery (counts as an attempt; clears ``last_error``)."""

@@ -132,6 +132,22 @@ def test_due_compares_times_across_time_zones(db_engine):
         assert outbox.get(oid).created_at.tzinfo is not None
 
 
+def test_a_claimed_letter_is_not_due_to_another_sender_until_its_lease_runs_out(db_engine):
+    """The outbox lease: what one sender took, committed, no other sender takes while it delivers."""
+    lease = timedelta(minutes=5)
+    with db_engine.begin() as conn:
+        ids = [enqueue(Outbox(conn), n) for n in range(3)]
+    with db_engine.begin() as conn:
+        assert [r.id for r in Outbox(conn).claim(NOW, lease, limit=2)] == ids[:2]
+    with db_engine.begin() as conn:
+        assert [r.id for r in Outbox(conn).claim(NOW + timedelta(seconds=1), lease)] == ids[2:]
+        Outbox(conn).mark_sent(ids[0], NOW + timedelta(seconds=2))
+    with db_engine.begin() as conn:
+        assert Outbox(conn).claim(NOW + timedelta(minutes=4), lease) == []
+        # the first sender died with ids[1] on its way: taken again once the lease is over, never the sent one
+        assert [r.id for r in Outbox(conn).claim(NOW + lease, lease)] == ids[1:2]
+
+
 def test_outbox_workers_take_disjoint_batches_on_postgresql(postgres_url):
     """FOR UPDATE SKIP LOCKED: a second sender skips rows the first holds."""
     from pbem.store import make_engine, upgrade
