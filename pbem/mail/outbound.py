@@ -8,10 +8,13 @@ credentials) or to give up on this mail (5xx for the message or recipient).
 from __future__ import annotations
 
 import asyncio
-import mailbox
+import hashlib
+import os
 import re
 import ssl
+import time
 from dataclasses import dataclass, field
+from email.parser import BytesHeaderParser
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 from urllib.parse import unquote, urlsplit
@@ -140,11 +143,41 @@ def _folder_name(recipient: str) -> str:
     return name
 
 
+def _letter_key(raw: bytes) -> str:
+    """A file-name-safe key for the letter: a digest of its Message-ID (of the whole text if it has none)."""
+    headers = BytesHeaderParser().parsebytes(raw)
+    message_id = str(headers.get("Message-ID", "")).strip()
+    return hashlib.sha256(message_id.encode() if message_id else raw).hexdigest()[:32]
+
+
+def _holds(folder: Path, letter: str) -> bool:
+    """Whether the letter is already in the Maildir, read (cur/) or not (new/)."""
+    mark = f".{letter}."
+    return any(mark in entry.name for sub in ("new", "cur") for entry in os.scandir(folder / sub))
+
+
+def _sync_directory(path: Path) -> None:
+    """Make a rename into the directory durable (POSIX: fsync the directory itself)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 class MaildirDelivery:
     """Store each message in `root/<recipient address>/` (a Maildir).
 
     The embedded default: no mail server is needed; any MUA or a
     `pbem` command can read the folders.
+
+    Delivery is idempotent: a letter's file is named after its Message-ID
+    (every letter of the outbox has its own), so a letter delivered again,
+    because the sender died between writing it and marking it sent, is found
+    already there and not written twice. It is written under `tmp/` with a
+    name of its own, flushed to disk, then moved into `new/` (the Maildir
+    way, so a reader never sees half a letter); a crash mid-write leaves that
+    one file, which the next attempt overwrites rather than adding another.
     """
 
     def __init__(self, root: Path) -> None:
@@ -158,9 +191,21 @@ class MaildirDelivery:
 
     def _store(self, recipients: list[str], raw: bytes) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
+        letter = _letter_key(raw)
         for recipient in recipients:
-            box = mailbox.Maildir(self.folder(recipient), create=True)
-            box.add(raw)
+            folder = self.folder(recipient)
+            for sub in ("tmp", "new", "cur"):
+                (folder / sub).mkdir(parents=True, exist_ok=True)
+            if _holds(folder, letter):
+                continue
+            draft = folder / "tmp" / f"{letter}.pbem"
+            with open(draft, "wb") as out:
+                out.write(raw)
+                out.flush()
+                os.fsync(out.fileno())
+            # time first, so that names sort in the order letters arrived, as Maildir readers expect
+            os.replace(draft, folder / "new" / f"{time.time_ns()}.{letter}.pbem")
+            _sync_directory(folder / "new")
 
     async def deliver(self, sender: str, recipients: list[str], raw: bytes) -> None:
         if not recipients:

@@ -129,10 +129,9 @@ def test_relay_repr_hides_the_password():
 def test_maildir_delivery_writes_readable_messages(tmp_path, raw_prompt):
     transport = MaildirDelivery(tmp_path / "out")
     asyncio.run(transport.deliver(SENDER, ["Zoe@Example.fr", "bob@example.net"], raw_prompt))
-    asyncio.run(transport.deliver(SENDER, ["zoe@example.fr"], raw_prompt))
     zoe = mailbox.Maildir(tmp_path / "out" / "zoe@example.fr", create=False)
     bob = mailbox.Maildir(tmp_path / "out" / "bob@example.net", create=False)
-    assert len(zoe) == 2 and len(bob) == 1
+    assert len(zoe) == 1 and len(bob) == 1
     for message in list(zoe) + list(bob):
         parsed = parse_message(message.as_bytes())
         assert parsed.message_id == make_message_id("nile-1/7/zoe/prompt", "civ.example.org")
@@ -140,6 +139,37 @@ def test_maildir_delivery_writes_readable_messages(tmp_path, raw_prompt):
         # the plain part survives storage byte-identically, so the template is intact
         text = email.message_from_bytes(message.as_bytes(), policy=email.policy.default).get_body(("plain",))
         assert "MOVE 2 FROM Memphis TO Thebes" in text.get_content()
+
+
+def test_a_letter_delivered_again_is_not_written_twice(tmp_path, raw_prompt):
+    """A sender that died after writing a letter but before marking it sent delivers it again: one copy stays."""
+    transport = MaildirDelivery(tmp_path / "out")
+    asyncio.run(transport.deliver(SENDER, ["zoe@example.fr"], raw_prompt))
+    zoe = mailbox.Maildir(tmp_path / "out" / "zoe@example.fr", create=False)
+    key = next(iter(zoe.keys()))
+    zoe.get_message(key).set_subdir("cur")
+    zoe[key] = zoe.get_message(key)  # read by her mail client: moved to cur/ with flags
+    asyncio.run(transport.deliver(SENDER, ["zoe@example.fr"], raw_prompt))
+    asyncio.run(transport.deliver(SENDER, ["zoe@example.fr"], b"Message-ID: <other@x>\r\n\r\nanother letter"))
+    assert len(mailbox.Maildir(tmp_path / "out" / "zoe@example.fr", create=False)) == 2
+
+
+def test_a_write_cut_short_leaves_no_orphan(tmp_path, raw_prompt):
+    """A kill -9 mid-write leaves the letter's draft in tmp/; the next attempt overwrites it and moves it to new/."""
+    scratch = MaildirDelivery(tmp_path / "scratch")
+    asyncio.run(scratch.deliver(SENDER, ["zoe@example.fr"], raw_prompt))
+    (written,) = (scratch.folder("zoe@example.fr") / "new").iterdir()
+    key = written.name.split(".")[1]  # <arrival time>.<letter key>.pbem
+
+    transport = MaildirDelivery(tmp_path / "out")
+    folder = transport.folder("zoe@example.fr")
+    for sub in ("tmp", "new", "cur"):
+        (folder / sub).mkdir(parents=True)
+    (folder / "tmp" / f"{key}.pbem").write_bytes(raw_prompt[:40])  # the half-written draft
+    asyncio.run(transport.deliver(SENDER, ["zoe@example.fr"], raw_prompt))
+    assert list((folder / "tmp").iterdir()) == []
+    (delivered,) = (folder / "new").iterdir()
+    assert delivered.read_bytes() == raw_prompt
 
 
 def test_maildir_folder_names_are_safe(tmp_path):

@@ -18,9 +18,8 @@ def letters(maildir: Path, address: str) -> list[EmailMessage]:
     if not folder.exists():
         return []
     box = mailbox.Maildir(folder, factory=None, create=False)
-    def delivered(key: str) -> tuple[int, int]:
-        seconds, rest = key.split(".", 1)
-        return int(seconds), int(rest[1:].split("P", 1)[0])
+    def delivered(key: str) -> tuple[int, str]:
+        return int(key.split(".", 1)[0]), key  # <arrival time in ns>.<letter key>.pbem (MaildirDelivery)
 
     return [email.message_from_bytes(box.get_bytes(k), policy=default_policy) for k in sorted(box.keys(), key=delivered)]
 
