@@ -8,9 +8,13 @@ writer. PostgreSQL URLs are routed to the psycopg 3 driver.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import sqlite3
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
@@ -101,6 +105,38 @@ def _enter_wal(cursor: sqlite3.Cursor) -> None:
             time.sleep(0.005)
 
 
+@contextmanager
+def _start_up_lock(engine: Engine) -> Iterator[None]:
+    """On a SQLite file, one process at a time opens a new database and migrates it; the others wait.
+
+    Several processes starting at once on a new file (`pbem serve` workers,
+    a cron job, the CLI) each switch it to WAL and create the tables. SQLite
+    serialises writers with its busy handler, but not every step of a first
+    opening goes through it: switching the journal mode, and reading a WAL
+    index another connection is just creating or removing, can answer
+    "database is locked" at once. An exclusive `flock` on `<file>-startup`
+    beside the database makes the start-ups wait for each other instead.
+    Reentrant within a thread (``ensure_schema`` holds it while it calls
+    ``upgrade``). PostgreSQL uses an advisory lock in ``upgrade`` instead.
+    """
+    url = engine.url
+    path = url.database if url.get_backend_name() == "sqlite" else None
+    if not path or path == ":memory:" or path.startswith("file:") or getattr(_held, "depth", 0):
+        yield
+        return
+    with open(f"{path}-startup", "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _held.depth = 1
+        try:
+            yield
+        finally:
+            _held.depth = 0
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+_held = threading.local()
+
+
 def _alembic_config(connection=None):
     from alembic.config import Config
 
@@ -139,7 +175,7 @@ def upgrade(url_or_engine: str | Engine) -> None:
         engine = url_or_engine
         owned = False
     try:
-        with engine.begin() as conn:
+        with _start_up_lock(engine), engine.begin() as conn:
             if conn.dialect.name == "postgresql":
                 # Two processes starting at once must not both migrate. (On
                 # SQLite, BEGIN IMMEDIATE already serialises them.)
@@ -154,5 +190,6 @@ def upgrade(url_or_engine: str | Engine) -> None:
 
 def ensure_schema(engine: Engine) -> None:
     """Upgrade to head unless already there (cheap when up to date)."""
-    if current_revision(engine) != _head_revision():
-        upgrade(engine)
+    with _start_up_lock(engine):
+        if current_revision(engine) != _head_revision():
+            upgrade(engine)

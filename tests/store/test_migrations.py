@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import fcntl
+import subprocess
+import sys
+import threading
+
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import inspect
@@ -73,8 +78,6 @@ def test_the_comparison_would_notice_a_drift(sqlite_url):
 
 def test_concurrent_upgrades_do_not_collide(db_url):
     """Several processes may call ensure_schema at start-up at the same time."""
-    import threading
-
     errors = []
 
     def start_up():
@@ -97,3 +100,46 @@ def test_concurrent_upgrades_do_not_collide(db_url):
         assert current_revision(engine) is not None
     finally:
         engine.dispose()
+
+
+def test_start_ups_on_a_new_sqlite_file_wait_for_the_one_migrating(sqlite_url, tmp_path):
+    """While one process holds the start-up lock of a SQLite file, another's ensure_schema waits for it."""
+    lock = open(tmp_path / "pbem.sqlite-startup", "a+b")  # noqa: SIM115 (held across the test)
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    engine = make_engine(sqlite_url)
+    done = threading.Event()
+
+    def start_up():
+        ensure_schema(engine)
+        done.set()
+
+    thread = threading.Thread(target=start_up)
+    thread.start()
+    try:
+        assert not done.wait(0.5)
+        assert not (tmp_path / "pbem.sqlite").exists()  # it has not even opened the file
+    finally:
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        lock.close()
+    thread.join(timeout=60)
+    try:
+        assert done.is_set() and current_revision(engine) is not None
+    finally:
+        engine.dispose()
+
+
+START_UP = "import sys; from pbem.store.database import ensure_schema, make_engine; ensure_schema(make_engine(sys.argv[1]))"
+
+
+def test_processes_starting_at_once_on_a_new_sqlite_file_all_start(tmp_path):
+    """Real processes, as `pbem serve` workers and the CLI start on one new file: none fails with a locked database."""
+    for round_ in range(4):
+        url = f"sqlite:///{tmp_path / f'round{round_}.sqlite'}"
+        starting = [subprocess.Popen([sys.executable, "-c", START_UP, url], stderr=subprocess.PIPE) for _ in range(4)]
+        failures = [p.communicate(timeout=120)[1].decode() for p in starting if p.wait(timeout=120) != 0]
+        assert failures == []
+        engine = make_engine(url)
+        try:
+            assert current_revision(engine) is not None
+        finally:
+            engine.dispose()
