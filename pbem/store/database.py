@@ -121,7 +121,8 @@ def _start_up_lock(engine: Engine) -> Iterator[None]:
     """
     url = engine.url
     path = url.database if url.get_backend_name() == "sqlite" else None
-    if not path or path == ":memory:" or path.startswith("file:") or getattr(_held, "depth", 0):
+    if (not path or path == ":memory:" or path.startswith("file:") or getattr(_held, "depth", 0)
+            or not os.path.isdir(os.path.dirname(os.path.abspath(path)))):  # opening it says what is wrong
         yield
         return
     with open(f"{path}-startup", "a+b") as lock:
