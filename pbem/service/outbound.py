@@ -25,16 +25,16 @@ from .settings import Settings
 #: Waits after the 1st, 2nd, ... failed attempt; the last one repeats.
 BACKOFF = (timedelta(minutes=1), timedelta(minutes=5), timedelta(minutes=30), timedelta(hours=2), timedelta(hours=6))
 GIVE_UP_AFTER = 20
-#: How long a sender holds the letters it took: far longer than a delivery takes (the SMTP client gives up
-#: after 30 s without an answer), so no other sender takes a letter while it is still on its way.
+#: How long a sender holds the letters it took (setting ``outbox_lease``): far longer than a delivery takes (the
+#: SMTP client gives up after 30 s without an answer), so no other sender takes a letter still on its way.
 LEASE = timedelta(minutes=5)
 
 
-def _due(db: Engine, now: datetime, limit: int) -> list:
+def _due(db: Engine, now: datetime, limit: int, lease: timedelta) -> list:
     with UnitOfWork(db) as uow:
         return [
             (row.id, row.recipient, bytes(row.raw), row.attempts, row.message_id, row.game_id)
-            for row in uow.outbox.claim(now, LEASE, limit)
+            for row in uow.outbox.claim(now, lease, limit)
         ]
 
 
@@ -69,7 +69,8 @@ async def flush_outbox(
     Each letter goes out with its own envelope sender (`envelope_sender`), so a
     bounce says which letter, and so which player, it is about.
     """
-    rows = await asyncio.to_thread(_due, db, clock(), limit)
+    lease = timedelta(seconds=settings.outbox_lease) if settings is not None else LEASE
+    rows = await asyncio.to_thread(_due, db, clock(), limit, lease)
     sent = 0
     for outbox_id, recipient, raw, attempts, message_id, game_id in rows:
         started = time.perf_counter()

@@ -48,6 +48,8 @@ class Settings:
     bounce_limit: int = 3
     #: Whether reports carry the board as a picture (bot games and benchmarks turn it off to save the time).
     board_pictures: bool = True
+    #: Seconds a sender holds the letters it took before another may take them (the outbox lease).
+    outbox_lease: int = 300
 
     @property
     def sender(self) -> str:
@@ -92,6 +94,9 @@ SETTINGS: tuple[Setting, ...] = (
             low=1_000, high=100_000_000),
     Setting("board_pictures", "mail", "board_pictures", "PBEM_BOARD_PICTURES", "bool",
             "Whether each report (and the answer to MAP) carries the board as a picture: true or false."),
+    Setting("outbox_lease", "mail", "outbox_lease", "PBEM_OUTBOX_LEASE", "int",
+            "Seconds a sending worker holds the letters it took; a worker killed mid-delivery leaves them to "
+            "the others after this long. Longer than any delivery takes.", low=1, high=86_400),
     Setting("listen_host", "listen", "host", "PBEM_LISTEN_HOST", "text",
             "Where `pbem serve` listens for mail (127.0.0.1 behind a local Postfix)."),
     Setting("listen_port", "listen", "port", "PBEM_LISTEN_PORT", "int",
