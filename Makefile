@@ -9,7 +9,7 @@ $(BIN)/pbem: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(BIN)/pbem
 
-.PHONY: install demo test visibility property fuzz bench clean
+.PHONY: install demo test visibility property fuzz hostile hostile-kill bench clean
 install: $(BIN)/pbem
 
 demo: $(BIN)/pbem
@@ -29,6 +29,13 @@ property: $(BIN)/pbem
 # Ten thousand generated messages through the inbound path (docs/mail.md); CI runs it after the tests.
 fuzz: $(BIN)/pbem
 	$(BIN)/pytest -q -m fuzz tests/fuzz
+
+# Faults survived by real processes (docs/reliability.md); CI runs them after the tests.
+hostile: hostile-kill
+
+# kill -9 of pbem serve at random moments while 1,000 order mails arrive: none lost, none applied or answered twice.
+hostile-kill: $(BIN)/pbem
+	PBEM_HOSTILE_MAILS=1000 $(BIN)/pytest -q -s -m hostile tests/hostile/test_kill_serve.py
 
 clean:
 	rm -rf $(VENV) demo-out pbem.sqlite*
