@@ -14,8 +14,10 @@ nation stands:
 
 Ordinary cities (six tokens on a site, §25.1) are built as in the base
 game. Every city and town is kept only if the nation's cities and excess
-towns stay supported once surplus is removed (SC-6); banked towns are the
-first to go, then cities, last found first.
+towns stay supported once surplus is removed (SC-6); towns are banked only
+where the city they are to become could be supported now, since a weak
+nation's towns that never become a city pay tax and block growth for good.
+Banked towns are the first to go, then cities, last found first.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ def _supported(state: GameState, nation: str, cities: set[str], towns: dict[str,
     A city clears its area's tokens (D-20); a town takes its token off the
     board; the rest of the surplus goes at 5b."""
     on_board = state.tokens_on_board(nation)
-    used = sum(state.area(a).tokens.get(nation, 0) for a in cities) + sum(towns.values())
+    used = sum(state.area(a).tokens.get(nation, 0) for a in cities) + sum(n for a, n in towns.items() if a not in cities)
     lost = 0
     for area, over in surplus(state, nation).items():
         if area in cities:
@@ -88,7 +90,9 @@ def town_plan(state: GameState, nation: str) -> tuple[list[str], dict[str, int]]
             banked[area] = have
     builds, cities = builds[:max(room, 0)], list(towns)[:max(room - len(builds), 0)]
     towns = {a: towns[a] for a in cities}
-    while banked and not _supported(state, nation, set(builds) | set(towns), {**towns, **banked}):
+    # banked towns are a city to come: only where that city could be supported too
+    while banked and not _supported(state, nation, set(builds) | set(towns) | {next(reversed(banked))},
+                                    {**towns, **banked}):
         banked.popitem()
     while (builds or towns) and not _supported(state, nation, set(builds) | set(towns), towns):
         if towns:
