@@ -9,7 +9,7 @@ $(BIN)/pbem: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(BIN)/pbem
 
-.PHONY: install demo test visibility property fuzz hostile hostile-kill bench clean
+.PHONY: install demo test visibility property fuzz hostile hostile-kill hostile-relay bench clean
 install: $(BIN)/pbem
 
 demo: $(BIN)/pbem
@@ -31,11 +31,15 @@ fuzz: $(BIN)/pbem
 	$(BIN)/pytest -q -m fuzz tests/fuzz
 
 # Faults survived by real processes (docs/reliability.md); CI runs them after the tests.
-hostile: hostile-kill
+hostile: hostile-kill hostile-relay
 
 # kill -9 of pbem serve at random moments while 1,000 order mails arrive: none lost, none applied or answered twice.
 hostile-kill: $(BIN)/pbem
 	PBEM_HOSTILE_MAILS=1000 $(BIN)/pytest -q -s -m hostile tests/hostile/test_kill_serve.py
+
+# The SMTP relay down for a while and pbem serve killed mid-delivery while 200 orders arrive: every letter delivered.
+hostile-relay: $(BIN)/pbem
+	PBEM_HOSTILE_RELAY_MAILS=200 $(BIN)/pytest -q -s -m hostile tests/hostile/test_relay_down.py
 
 clean:
 	rm -rf $(VENV) demo-out pbem.sqlite*

@@ -1,0 +1,124 @@
+"""Real processes for the hostile suites: `pbem serve` killed and started again, an MTA-like sender, a sink relay."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import smtplib
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from email.message import EmailMessage
+from email.parser import BytesHeaderParser
+from email.policy import default as default_policy
+from pathlib import Path
+
+from aiosmtpd.controller import Controller
+
+from pbem.service.games import NewPlayer
+
+PLAYERS = [NewPlayer("Ann", "ann@players.example"), NewPlayer("Ben", "ben@players.example"),
+           NewPlayer("Cy", "cy@players.example")]
+PBEM = [sys.executable, "-m", "pbem.cli"]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Server:
+    """`pbem serve` as a process: started, killed with SIGKILL, started again on the same port."""
+
+    def __init__(self, env: dict[str, str], cwd: Path) -> None:
+        self.env, self.cwd = env, cwd
+        self.port = free_port()
+        self.proc: subprocess.Popen | None = None
+        self.said: list[str] = []
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen([*PBEM, "serve", "--listen", f"127.0.0.1:{self.port}"], env=self.env,
+                                     cwd=self.cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        listening = threading.Event()
+
+        def drain(stream) -> None:  # read all it says, so a full pipe never stalls it
+            for line in stream:
+                self.said.append(line)
+                if "listening for" in line:
+                    listening.set()
+            listening.set()
+
+        threading.Thread(target=drain, args=(self.proc.stderr,), daemon=True).start()
+        assert listening.wait(120) and self.proc.poll() is None, "".join(self.said[-30:])
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=60)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            self.proc.wait(timeout=60)
+
+
+def press_order(i: int, sender: NewPlayer, to: str) -> EmailMessage:
+    message = EmailMessage(policy=default_policy)
+    message["From"] = sender.email
+    message["To"] = to
+    message["Subject"] = "press"
+    message["Message-ID"] = f"<hostile-{i}@players.example>"
+    message.set_content(f"PRESS TO ALL: hostile {i}\n")
+    return message
+
+
+def send_until_taken(port: int, message: EmailMessage, sender: str, to: str) -> int:
+    """Send as an MTA does: again and again until the server answers 250. Returns the tries it took."""
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            with smtplib.SMTP("127.0.0.1", port, timeout=30) as smtp:
+                smtp.send_message(message, sender, [to])
+            return tries
+        except (OSError, smtplib.SMTPException):
+            time.sleep(0.05)
+
+
+def rows(db_file: Path, query: str) -> list[tuple]:
+    with sqlite3.connect(f"file:{db_file}?mode=ro", uri=True, timeout=30) as conn:
+        return conn.execute(query).fetchall()
+
+
+class SinkRelay:
+    """An SMTP relay on a fixed loopback port that keeps every letter it is handed; it can go down and come back.
+
+    It keeps a letter as soon as its DATA is in, then waits ``delay`` before answering 250: a sender killed in
+    that wait has delivered the letter without knowing it, the case that can repeat a letter through a relay."""
+
+    def __init__(self, delay: float = 0.05) -> None:
+        self.port = free_port()
+        self.delay = delay
+        self.received: list[bytes] = []
+        self._controller = None
+
+    async def handle_DATA(self, server, session, envelope):  # noqa: N802 (aiosmtpd's hook name)
+        self.received.append(bytes(envelope.content))
+        await asyncio.sleep(self.delay)
+        return "250 OK"
+
+    def start(self) -> None:
+        self._controller = Controller(self, hostname="127.0.0.1", port=self.port)
+        self._controller.start()
+
+    def stop(self) -> None:
+        if self._controller is not None:
+            self._controller.stop()
+            self._controller = None
+
+    def message_ids(self) -> list[str]:
+        return [str(BytesHeaderParser().parsebytes(raw)["Message-ID"]).strip().strip("<>") for raw in self.received]
