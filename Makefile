@@ -9,7 +9,7 @@ $(BIN)/pbem: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(BIN)/pbem
 
-.PHONY: install demo test visibility property fuzz hostile hostile-kill hostile-relay bench clean
+.PHONY: install demo test visibility property fuzz hostile hostile-kill hostile-relay hostile-workers bench clean
 install: $(BIN)/pbem
 
 demo: $(BIN)/pbem
@@ -31,7 +31,7 @@ fuzz: $(BIN)/pbem
 	$(BIN)/pytest -q -m fuzz tests/fuzz
 
 # Faults survived by real processes (docs/reliability.md); CI runs them after the tests.
-hostile: hostile-kill hostile-relay
+hostile: hostile-kill hostile-relay hostile-workers
 
 # kill -9 of pbem serve at random moments while 1,000 order mails arrive: none lost, none applied or answered twice.
 hostile-kill: $(BIN)/pbem
@@ -40,6 +40,10 @@ hostile-kill: $(BIN)/pbem
 # The SMTP relay down for a while and pbem serve killed mid-delivery while 200 orders arrive: every letter delivered.
 hostile-relay: $(BIN)/pbem
 	PBEM_HOSTILE_RELAY_MAILS=200 $(BIN)/pytest -q -s -m hostile tests/hostile/test_relay_down.py
+
+# Three pbem serve workers on one PostgreSQL database (started by the tests) and one relay: each letter sent once.
+hostile-workers: $(BIN)/pbem
+	PBEM_HOSTILE_WORKER_MAILS=150 $(BIN)/pytest -q -s -m hostile tests/hostile/test_workers_postgresql.py
 
 clean:
 	rm -rf $(VENV) demo-out pbem.sqlite*
