@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from email.message import EmailMessage
 from email.parser import BytesHeaderParser
 from email.policy import default as default_policy
@@ -122,3 +123,14 @@ class SinkRelay:
 
     def message_ids(self) -> list[str]:
         return [str(BytesHeaderParser().parsebytes(raw)["Message-ID"]).strip().strip("<>") for raw in self.received]
+
+
+UNPROCESSED = "SELECT count(*) FROM inbox WHERE status NOT IN ('done', 'rejected')"
+UNSENT = "SELECT count(*) FROM outbox WHERE sent_at IS NULL"
+
+
+def wait_until_settled(count: Callable[[str], int], timeout: float = 600) -> None:
+    """Wait until every message in the inbox is processed and every letter sent (``count`` runs a count query)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and (count(UNPROCESSED) or count(UNSENT)):
+        time.sleep(0.2)

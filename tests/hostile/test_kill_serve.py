@@ -38,7 +38,15 @@ from pbem.service.server import utc_now
 from pbem.service.settings import Settings
 from pbem.store.database import ensure_schema, make_engine
 
-from .processes import PBEM, PLAYERS, Server, press_order, rows, send_until_taken
+from .processes import (
+    PBEM,
+    PLAYERS,
+    Server,
+    press_order,
+    rows,
+    send_until_taken,
+    wait_until_settled,
+)
 
 pytestmark = pytest.mark.hostile
 
@@ -89,13 +97,7 @@ def test_kill_9_while_order_mails_arrive_loses_and_repeats_nothing(tmp_path):
                 server.kill()
                 kills += 1
                 server.start()
-        deadline = time.monotonic() + 600
-        while time.monotonic() < deadline:
-            waiting = rows(db_file, "SELECT count(*) FROM inbox WHERE status NOT IN ('done', 'rejected')")[0][0]
-            unsent = rows(db_file, "SELECT count(*) FROM outbox WHERE sent_at IS NULL")[0][0]
-            if not waiting and not unsent:
-                break
-            time.sleep(0.2)
+        wait_until_settled(lambda query: rows(db_file, query)[0][0])
     finally:
         server.stop()
     print(f"{MAILS} mails, {kills} kills, {sum(tries) - MAILS} resent by the client")

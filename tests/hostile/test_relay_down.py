@@ -44,6 +44,7 @@ from .processes import (
     press_order,
     rows,
     send_until_taken,
+    wait_until_settled,
 )
 
 pytestmark = pytest.mark.hostile
@@ -102,13 +103,7 @@ def test_relay_down_and_kill_9_mid_delivery_deliver_every_letter(tmp_path):
             server.kill()
             kills += 1
             server.start()
-        deadline = time.monotonic() + 600
-        while time.monotonic() < deadline:
-            waiting = rows(db_file, "SELECT count(*) FROM inbox WHERE status NOT IN ('done', 'rejected')")[0][0]
-            unsent = rows(db_file, "SELECT count(*) FROM outbox WHERE sent_at IS NULL")[0][0]
-            if not waiting and not unsent:
-                break
-            time.sleep(0.5)
+        wait_until_settled(lambda query: rows(db_file, query)[0][0])
     finally:
         server.stop()
         relay.stop()

@@ -27,7 +27,14 @@ from pbem.service.server import utc_now
 from pbem.service.settings import Settings
 from pbem.store.database import ensure_schema, make_engine
 
-from .processes import PBEM, Server, SinkRelay, press_order, send_until_taken
+from .processes import (
+    PBEM,
+    Server,
+    SinkRelay,
+    press_order,
+    send_until_taken,
+    wait_until_settled,
+)
 
 pytestmark = pytest.mark.hostile
 
@@ -76,14 +83,12 @@ def test_three_workers_on_postgresql_send_each_letter_once(postgres_url, tmp_pat
             thread.start()
         for thread in senders:
             thread.join()
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline:
+
+        def count(query: str) -> int:
             with db.connect() as conn:
-                waiting = conn.execute(text("SELECT count(*) FROM inbox WHERE status NOT IN ('done', 'rejected')")).scalar()
-                unsent = conn.execute(text("SELECT count(*) FROM outbox WHERE sent_at IS NULL")).scalar()
-            if not waiting and not unsent:
-                break
-            time.sleep(0.2)
+                return conn.execute(text(query)).scalar()
+
+        wait_until_settled(count, timeout=300)
         took = time.monotonic() - started
     finally:
         for worker in workers:
