@@ -12,13 +12,13 @@ asking the phase that owns it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from pbem.rules import ledger, table, turn
 from pbem.rules.core.commands import Command, PassDeadline, RevealSeed
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
+from pbem.rules.core.frozen import replace
 from pbem.rules.core.phase import Apply, Decide, Narrate, PhaseRules, unplayable
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
@@ -142,6 +142,8 @@ def paused(state: GameState) -> bool:
 def _kicked_defaults(state: GameState) -> list[Event]:
     """The defaults of the first prompt a kicked player is asked (KICK): his nation never holds up the game."""
     out = table.kicked(state)
+    if not out:  # nearly always: then the prompts, the dearest thing to work out, are not needed
+        return []
     for prompt in pending(state).values():
         if prompt.player_id in out:  # marked, so the reports do not blame a deadline
             events = PHASES[state.phase].defaults(state, prompt)

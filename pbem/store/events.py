@@ -123,18 +123,21 @@ def chain_hash(prev_hash: str, canonical: bytes) -> str:
 
 
 def _recorded(row) -> RecordedEvent:
+    """A RecordedEvent from a row of ``_COLUMNS``, a SQLAlchemy Row or the driver's plain tuple."""
+    (position, game_id, version, type_, schema_version, payload, meta, dedupe_key,
+     prev_hash, hash_, superseded_by) = row
     return RecordedEvent(
-        position=row.position,
-        game_id=row.game_id,
-        version=row.version,
-        type=row.type,
-        schema_version=row.schema_version,
-        payload=json.loads(row.payload),
-        metadata=json.loads(row.meta),
-        dedupe_key=row.dedupe_key,
-        prev_hash=row.prev_hash,
-        hash=row.hash,
-        superseded_by=row.superseded_by,
+        position=position,
+        game_id=game_id,
+        version=version,
+        type=type_,
+        schema_version=schema_version,
+        payload=json.loads(payload),
+        metadata=json.loads(meta),
+        dedupe_key=dedupe_key,
+        prev_hash=prev_hash,
+        hash=hash_,
+        superseded_by=superseded_by,
     )
 
 
@@ -166,6 +169,14 @@ _DEDUPE = Prepared(select(events_table.c.game_id).where(events_table.c.dedupe_ke
 _INSERT_COLUMNS = ("game_id", "version", "type", "schema_version", "payload", "meta", "dedupe_key",
                    "prev_hash", "hash")
 _INSERT = Prepared(events_table.insert().returning(events_table.c.position), _INSERT_COLUMNS)
+_GAME_LOG = (
+    select(*_COLUMNS)
+    .where(events_table.c.game_id == bindparam("game_id"))
+    .where(events_table.c.version > bindparam("after"))
+    .order_by(events_table.c.version)
+)
+_READ = Prepared(_GAME_LOG)
+_READ_UPTO = Prepared(_GAME_LOG.where(events_table.c.version <= bindparam("upto")))
 
 
 class EventStore:
@@ -187,15 +198,11 @@ class EventStore:
         self, game_id: str, after: int = 0, upto: int | None = None
     ) -> list[RecordedEvent]:
         """The game's events with ``after < version <= upto``, in version order."""
-        query = (
-            select(*_COLUMNS)
-            .where(events_table.c.game_id == game_id)
-            .where(events_table.c.version > after)
-            .order_by(events_table.c.version)
-        )
-        if upto is not None:
-            query = query.where(events_table.c.version <= upto)
-        return [_recorded(row) for row in self.conn.execute(query)]
+        if upto is None:
+            rows = _READ.run(self.conn, {"game_id": game_id, "after": after}).fetchall()
+        else:
+            rows = _READ_UPTO.run(self.conn, {"game_id": game_id, "after": after, "upto": upto}).fetchall()
+        return [_recorded(row) for row in rows]
 
     def read_all(
         self, after_position: int = 0, limit: int | None = None
