@@ -33,6 +33,24 @@ def ingest(ctx: Context, mail_from: str, rcpt: tuple[str, ...]) -> None:
                    err=True)
         sys.exit(EX_TEMPFAIL)
     click.echo(f"{outcome.status}: {outcome.detail}")
+    _take_in_the_spool(ctx)
+
+
+def _take_in_the_spool(ctx: Context) -> None:
+    """Messages a server that is gone left in the spool (pbem/spool.py): handled now, rather than waiting for it."""
+    from pbem.service.spooled import handle_spooled
+    from pbem.spool import spool_of
+
+    spool = spool_of(ctx.settings.db_url)
+    if spool is None or not spool.folder.is_dir() or spool.server_running():
+        return
+    try:
+        outcomes = handle_spooled(ctx.db, ctx.settings, spool, now())
+    except Exception as error:  # noqa: BLE001 - this message is handled; the spooled ones stay for the next time
+        click.echo(f"pbem: spooled messages left for later: {error}", err=True)
+        return
+    if outcomes:
+        click.echo(f"also handled {len(outcomes)} message(s) a stopped server left in {spool.folder}")
 
 
 def _listen(text: str) -> tuple[str, int]:

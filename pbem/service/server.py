@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 from collections.abc import Callable
@@ -12,6 +13,7 @@ from sqlalchemy import Engine
 
 from pbem.mail.outbound import Transport, transport_from_config
 from pbem.mail.server import InboundServer
+from pbem.spool import spool_of
 from pbem.store.unit_of_work import UnitOfWork
 
 from .deadlines import pass_deadlines
@@ -20,6 +22,7 @@ from .outbound import flush_outbox
 from .projector import damaged_games
 from .reminders import send_reminders
 from .settings import Settings
+from .spooled import take_spooled
 
 log = logging.getLogger("pbem.serve")
 
@@ -57,6 +60,10 @@ class PostOffice:
         self._wake = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._flushing = asyncio.Lock()
+        # What `pbem ingest` spools while this server runs (SQLite only; pbem/spool.py), looked at this often.
+        self.spool = spool_of(settings.db_url)
+        self.spool_every = 0.2
+        self._held = contextlib.ExitStack()
 
     @property
     def port(self) -> int:
@@ -108,14 +115,32 @@ class PostOffice:
                 log.exception("deadline check failed")
             await asyncio.sleep(self.deadlines_every)
 
+    async def _spool_loop(self) -> None:
+        """Take in what `pbem ingest` spooled, and process each new message as one taken by SMTP."""
+        assert self.spool is not None
+        while True:
+            try:
+                for inbox_id in await asyncio.to_thread(take_spooled, self.db, self.spool, self.clock()):
+                    self._spawn(inbox_id)
+            except Exception:
+                log.exception("taking in spooled messages failed; they stay in %s", self.spool.folder)
+            await asyncio.sleep(self.spool_every)
+
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
+        if self.spool is not None:
+            # Held before anything is taken in: from now on `pbem ingest` spools instead of doing the work itself.
+            self._held.enter_context(self.spool.held_by_server())
         for problem in await asyncio.to_thread(self._damaged):
             log.error("%s", problem)
+        if self.spool is not None:
+            await asyncio.to_thread(take_spooled, self.db, self.spool, self.clock())
         await asyncio.to_thread(process_backlog, self.db, self.settings, self.clock())
         self.inbound.start()
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._outbox_loop()), loop.create_task(self._deadline_loop())]
+        if self.spool is not None:
+            self._tasks.append(loop.create_task(self._spool_loop()))
 
     def _damaged(self) -> list[str]:
         """Every game's whole chain, checked once at start: a damaged log is named, not served in silence."""
@@ -135,6 +160,7 @@ class PostOffice:
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, *self._work, return_exceptions=True)
+        self._held.close()
 
 
 async def serve_forever(db: Engine, settings: Settings) -> None:
