@@ -45,5 +45,12 @@ hostile-relay: $(BIN)/pbem
 hostile-workers: $(BIN)/pbem
 	PBEM_HOSTILE_WORKER_MAILS=150 $(BIN)/pytest -q -s -m hostile tests/hostile/test_workers_postgresql.py
 
+# The store and the service at the limits of issue 17, against raw sqlite3 and the eventsourcing library
+# (docs/performance.md). The first run plays a 16,000-event bot game into bench/.cache (a few minutes).
+bench: $(BIN)/pbem
+	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	$(BIN)/python bench/store.py
+	$(BIN)/python bench/service.py
+
 clean:
 	rm -rf $(VENV) demo-out pbem.sqlite*
