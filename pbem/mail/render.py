@@ -20,6 +20,7 @@ from pathlib import Path
 import jinja2
 
 from pbem.mail.order_text import ORDERS_BEGIN, ORDERS_END
+from pbem.mail.policies import SMTP as SMTP_POLICY
 from pbem.shipped import shipped
 
 __all__ = [
@@ -138,7 +139,7 @@ def build_message(
     """
     if date.tzinfo is None:
         date = date.replace(tzinfo=timezone.utc)
-    msg = EmailMessage(policy=email.policy.SMTP)
+    msg = EmailMessage(policy=SMTP_POLICY)
     msg["From"] = sender
     msg["To"] = recipient
     msg["Subject"] = rendered.subject
@@ -177,7 +178,7 @@ def build_message(
     if picture is not None:  # attached for a reader of the text part
         msg.add_attachment(picture.svg.encode("utf-8"), maintype="image", subtype="svg+xml", filename=picture.name + ".svg")
         msg.set_boundary(f"=_pbem_m_{seed}")
-    return msg.as_bytes(policy=email.policy.SMTP)
+    return msg.as_bytes(policy=SMTP_POLICY)
 
 
 @dataclass(frozen=True)

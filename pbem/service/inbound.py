@@ -26,6 +26,7 @@ from sqlalchemy import Engine
 from pbem.mail.html_text import html_to_text
 from pbem.mail.inbound import InboundMail, MailRejected, parse_message
 from pbem.mail.order_text import added_lines
+from pbem.mail.policies import DEFAULT as DEFAULT_POLICY
 from pbem.mail.tokens import (
     MODERATOR,
     moderator_secret,
@@ -287,7 +288,7 @@ def _written_in_quote(uow: UnitOfWork, mail: InboundMail) -> list[str]:
             break
     if sent is None:
         return []
-    letter = email.message_from_bytes(bytes(sent.raw), policy=email.policy.default)
+    letter = email.message_from_bytes(bytes(sent.raw), policy=DEFAULT_POLICY)
     texts = []
     for kind in ("plain", "html"):
         part = letter.get_body(preferencelist=(kind,))
