@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from email import quoprimime
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -139,6 +140,22 @@ def build_message(
     """
     if date.tzinfo is None:
         date = date.replace(tzinfo=timezone.utc)
+    if picture is None:
+        fields = _header_fields(sender, recipient, rendered.subject, date, message_id, reply_to, in_reply_to,
+                                references, extra_headers, auto_submitted)
+        if fields is not None:
+            return _assemble(fields, rendered, _bracket(message_id))
+    return _composed(sender=sender, recipient=recipient, rendered=rendered, message_id=message_id, date=date,
+                     reply_to=reply_to, in_reply_to=in_reply_to, references=references, extra_headers=extra_headers,
+                     auto_submitted=auto_submitted, picture=picture)
+
+
+def _composed(
+    *, sender: str, recipient: str, rendered: RenderedMail, message_id: str, date: datetime, reply_to: str | None,
+    in_reply_to: str | None, references: Sequence[str], extra_headers: Mapping[str, str] | None,
+    auto_submitted: str | None, picture: Picture | None,
+) -> bytes:
+    """`build_message` through the standard library's MIME classes: any header, pictures included."""
     msg = EmailMessage(policy=SMTP_POLICY)
     msg["From"] = sender
     msg["To"] = recipient
@@ -179,6 +196,70 @@ def build_message(
         msg.add_attachment(picture.svg.encode("utf-8"), maintype="image", subtype="svg+xml", filename=picture.name + ".svg")
         msg.set_boundary(f"=_pbem_m_{seed}")
     return msg.as_bytes(policy=SMTP_POLICY)
+
+
+def _header_fields(
+    sender: str, recipient: str, subject: str, date: datetime, message_id: str, reply_to: str | None,
+    in_reply_to: str | None, references: Sequence[str], extra_headers: Mapping[str, str] | None,
+    auto_submitted: str | None,
+) -> list[tuple[str, str]] | None:
+    """The header fields `build_message` writes, in its order; None unless each is plain ASCII on one short line.
+
+    Those need no encoding and no folding, so they can be written as they
+    are; anything else (a name with an accent, a long References) goes
+    through the standard library's header machinery instead.
+    """
+    fields = [("From", sender), ("To", recipient), ("Subject", subject), ("Date", email.utils.format_datetime(date)),
+              ("Message-ID", _bracket(message_id))]
+    if reply_to:
+        fields.append(("Reply-To", reply_to))
+    refs = [_bracket(r) for r in references]
+    if in_reply_to:
+        parent = _bracket(in_reply_to)
+        fields.append(("In-Reply-To", parent))
+        if parent not in refs:
+            refs.append(parent)
+    if refs:
+        fields.append(("References", " ".join(refs)))
+    fields.append(("Auto-Submitted", auto_submitted or ("auto-replied" if in_reply_to else "auto-generated")))
+    fields.append(("X-Auto-Response-Suppress", "All"))
+    fields.append(("MIME-Version", "1.0"))
+    for name, value in (extra_headers or {}).items():
+        fields = [(n, v) for n, v in fields if n.lower() != name.lower()]
+        fields.append((name, value))
+    for name, value in fields:
+        if (not value.isascii() or not value.isprintable() or len(name) + 2 + len(value) > 78
+                or value != value.strip() or "  " in value):
+            return None
+    return fields
+
+
+def _qp_part(text: str, subtype: str) -> list[str]:
+    """A text part's header lines and quoted-printable body, as `EmailMessage.set_content` writes them."""
+    lines = text.encode("utf-8").splitlines()
+    body = quoprimime.body_encode((b"\n".join(lines) + b"\n").decode("latin-1"), 78)
+    return [f'Content-Type: text/{subtype}; charset="utf-8"', "Content-Transfer-Encoding: quoted-printable", "",
+            *body.split("\n")]
+
+
+def _assemble(fields: list[tuple[str, str]], rendered: RenderedMail, message_id: str) -> bytes:
+    """The letter written out directly: plain header fields, the text (and HTML) in quoted-printable.
+
+    The standard library's MIME classes parse every header they are given
+    and fold every one they write; for a letter whose headers need neither,
+    that was most of the time of answering a mail (docs/performance.md).
+    What comes out reads back the same (tests/mail/test_render.py compares
+    the two ways on the same letters).
+    """
+    head = [f"{name}: {value}" for name, value in fields]
+    if not rendered.html:
+        out = head + _qp_part(rendered.text, "plain")
+    else:
+        boundary = f"=_pbem_{hashlib.sha256(message_id.encode('utf-8')).hexdigest()[:24]}"
+        out = head + ["Content-Type: multipart/alternative;", f' boundary="{boundary}"', "", f"--{boundary}",
+                      *_qp_part(rendered.text, "plain"), f"--{boundary}", *_qp_part(rendered.html, "html"),
+                      f"--{boundary}--", ""]
+    return "\r\n".join(out).encode("ascii")
 
 
 @dataclass(frozen=True)
