@@ -177,7 +177,9 @@ class MaildirDelivery:
     already there and not written twice. It is written under `tmp/` with a
     name of its own, flushed to disk, then moved into `new/` (the Maildir
     way, so a reader never sees half a letter); a crash mid-write leaves that
-    one file, which the next attempt overwrites rather than adding another.
+    one file, which the next attempt overwrites rather than adding another. A
+    write that fails (a full disk) removes its draft; the letter stays in the
+    outbox and is delivered on a later attempt.
     """
 
     def __init__(self, root: Path) -> None:
@@ -199,10 +201,14 @@ class MaildirDelivery:
             if _holds(folder, letter):
                 continue
             draft = folder / "tmp" / f"{letter}.pbem"
-            with open(draft, "wb") as out:
-                out.write(raw)
-                out.flush()
-                os.fsync(out.fileno())
+            try:
+                with open(draft, "wb") as out:
+                    out.write(raw)
+                    out.flush()
+                    os.fsync(out.fileno())
+            except OSError:  # a full disk: take the half-written draft away, so it holds no space and no reader sees it
+                draft.unlink(missing_ok=True)
+                raise
             # time first, so that names sort in the order letters arrived, as Maildir readers expect
             os.replace(draft, folder / "new" / f"{time.time_ns()}.{letter}.pbem")
             _sync_directory(folder / "new")
