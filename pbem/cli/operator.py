@@ -28,7 +28,7 @@ def ingest(ctx: Context, mail_from: str, rcpt: tuple[str, ...]) -> None:
     try:
         outcome = ingest_mail(ctx.db, ctx.settings, raw, envelope_from, list(rcpt), now())
     except Exception as error:  # noqa: BLE001 - the MTA must keep the message and try again, never bounce it
-        known = explain(error)
+        known = explain(error, ctx.settings.db_url)
         click.echo(f"pbem: {known[0] if known else f'{type(error).__name__}: {error}'} (the MTA keeps it and retries)",
                    err=True)
         sys.exit(EX_TEMPFAIL)
