@@ -106,6 +106,9 @@ def queue(click_ctx: click.Context) -> None:
         for row in rows:
             click.echo(row.line())
         click.echo(f"{len(rows)} waiting" if rows else "nothing waits")
+        if any(row.state == "failed" for row in rows):  # the one state pbem does not leave by itself
+            click.echo("a failed message waits for you: `pbem queue retry in:<id>` once its cause is fixed, "
+                       "or `pbem queue drop in:<id>`")
 
 
 @queue.command("retry")
