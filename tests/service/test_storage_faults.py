@@ -23,7 +23,7 @@ from sqlalchemy import event, text
 from pbem.mail.outbound import MaildirDelivery
 from pbem.service.games import NewPlayer, create_game
 from pbem.service.outbound import flush_all
-from pbem.service.inbound import accept
+from pbem.service.inbound import accept, ingest
 from pbem.service.server import NO_SPACE, PostOffice, utc_now
 from pbem.service.settings import Settings
 from pbem.store.database import ensure_schema, make_engine
@@ -144,3 +144,14 @@ def test_a_message_stored_before_the_disk_filled_waits_and_is_handled_when_it_ca
     asyncio.run(scenario())
     assert status_of(db, "full-2@example.org") == "done"
     assert pressed(db) == ["full 2"]
+
+
+def test_ingest_handles_a_redelivered_message_an_earlier_delivery_stored_but_could_not_handle(full_world):
+    """`pbem ingest` stored it, met the full disk, exited 75; the MTA delivers it again once there is room."""
+    db, settings, _ = full_world
+    message, reply_to = press(3, settings, PLAYERS[2])
+    accept(db, message.as_bytes(), PLAYERS[2].email, [reply_to], utc_now())
+    again = ingest(db, settings, message.as_bytes(), PLAYERS[2].email, [reply_to], utc_now())
+    assert again.status == "done" and pressed(db) == ["full 3"]
+    third = ingest(db, settings, message.as_bytes(), PLAYERS[2].email, [reply_to], utc_now())
+    assert third.status == "duplicate" and pressed(db) == ["full 3"]
