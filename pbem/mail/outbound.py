@@ -32,15 +32,20 @@ __all__ = [
 
 
 class DeliveryError(Exception):
-    """Delivery failed.  `temporary`: retry later; otherwise give up on this mail."""
+    """Delivery failed.  `temporary`: retry later; otherwise give up on this mail.
 
-    def __init__(self, temporary: bool, reason: str) -> None:
+    `local`: the fault is on this machine (the Maildir cannot be written: a
+    full disk, a read-only mount), not the letter's nor the recipient's; the
+    outbox retries such a letter every minute and never gives up on it."""
+
+    def __init__(self, temporary: bool, reason: str, *, local: bool = False) -> None:
         super().__init__(reason)
         self.temporary = temporary
         self.reason = reason
+        self.local = local
 
     def __repr__(self) -> str:
-        return f"DeliveryError(temporary={self.temporary!r}, reason={self.reason!r})"
+        return f"DeliveryError(temporary={self.temporary!r}, reason={self.reason!r}, local={self.local!r})"
 
 
 @runtime_checkable
@@ -221,7 +226,7 @@ class MaildirDelivery:
         try:
             await asyncio.to_thread(self._store, list(recipients), raw)
         except OSError as exc:
-            raise DeliveryError(True, f"cannot write to {self.root}: {exc}") from exc
+            raise DeliveryError(True, f"cannot write to {self.root}: {exc}", local=True) from exc
 
 
 # --------------------------------------------------------------------------
