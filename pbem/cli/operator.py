@@ -28,7 +28,7 @@ def ingest(ctx: Context, mail_from: str, rcpt: tuple[str, ...]) -> None:
     try:
         outcome = ingest_mail(ctx.db, ctx.settings, raw, envelope_from, list(rcpt), now())
     except Exception as error:  # noqa: BLE001 - the MTA must keep the message and try again, never bounce it
-        known = explain(error)
+        known = explain(error, ctx.settings.db_url)
         click.echo(f"pbem: {known[0] if known else f'{type(error).__name__}: {error}'} (the MTA keeps it and retries)",
                    err=True)
         sys.exit(EX_TEMPFAIL)
@@ -124,6 +124,9 @@ def queue(click_ctx: click.Context) -> None:
         for row in rows:
             click.echo(row.line())
         click.echo(f"{len(rows)} waiting" if rows else "nothing waits")
+        if any(row.state == "failed" for row in rows):  # the one state pbem does not leave by itself
+            click.echo("a failed message waits for you: `pbem queue retry in:<id>` once its cause is fixed, "
+                       "or `pbem queue drop in:<id>`")
 
 
 @queue.command("retry")
