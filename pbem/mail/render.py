@@ -203,11 +203,12 @@ def _header_fields(
     in_reply_to: str | None, references: Sequence[str], extra_headers: Mapping[str, str] | None,
     auto_submitted: str | None,
 ) -> list[tuple[str, str]] | None:
-    """The header fields `build_message` writes, in its order; None unless each is plain ASCII on one short line.
+    """The header fields `build_message` writes, in its order, each as its written line(s); None unless each is
+    plain ASCII that fits on one line, or a Subject or References folded at its spaces.
 
-    Those need no encoding and no folding, so they can be written as they
-    are; anything else (a name with an accent, a long References) goes
-    through the standard library's header machinery instead.
+    Those need no encoding, so they can be written as they are; anything
+    else (a name with an accent, a long address field) goes through the
+    standard library's header machinery instead.
     """
     fields = [("From", sender), ("To", recipient), ("Subject", subject), ("Date", email.utils.format_datetime(date)),
               ("Message-ID", _bracket(message_id))]
@@ -227,11 +228,39 @@ def _header_fields(
     for name, value in (extra_headers or {}).items():
         fields = [(n, v) for n, v in fields if n.lower() != name.lower()]
         fields.append((name, value))
+    out = []
     for name, value in fields:
-        if (not value.isascii() or not value.isprintable() or len(name) + 2 + len(value) > 78
-                or value != value.strip() or "  " in value):
+        if not value.isascii() or not value.isprintable() or value != value.strip() or "  " in value:
             return None
-    return fields
+        line = f"{name}: {value}"
+        if len(line) > 78:
+            if name not in ("Subject", "References"):
+                return None
+            folded = _folded(line)
+            if folded is None:
+                return None
+            line = folded
+        out.append((name, line))
+    return out
+
+
+def _folded(line: str) -> str | None:
+    """A long header line folded at its spaces into lines of at most 78 characters (RFC 5322 §2.2.3): reading it
+    back removes each CRLF and keeps the space after it. None if a word alone is too long."""
+    lines: list[str] = []
+    current = ""
+    for word in line.split(" "):
+        if not current:
+            current = word
+        elif len(current) + 1 + len(word) <= 78:
+            current += " " + word
+        else:
+            lines.append(current)
+            current = " " + word
+        if len(current) > 78:
+            return None
+    lines.append(current)
+    return "\r\n".join(lines)
 
 
 def _qp_part(text: str, subtype: str) -> list[str]:
@@ -251,7 +280,7 @@ def _assemble(fields: list[tuple[str, str]], rendered: RenderedMail, message_id:
     What comes out reads back the same (tests/mail/test_render.py compares
     the two ways on the same letters).
     """
-    head = [f"{name}: {value}" for name, value in fields]
+    head = [line for _, line in fields]
     if not rendered.html:
         out = head + _qp_part(rendered.text, "plain")
     else:
