@@ -16,6 +16,7 @@ import email.parser
 import email.policy
 import hashlib
 import hmac
+import logging
 import re
 import time
 from dataclasses import dataclass
@@ -45,6 +46,8 @@ from .letters import Letters
 from .observers import handle_observer_mail, observer_verb
 from .projector import load_state
 from .settings import Settings
+
+log = logging.getLogger("pbem.inbound")
 
 _SUBJECT_GAME = re.compile(r"\[([a-z0-9][a-z0-9-]*)\]", re.IGNORECASE)
 _SECRET = re.compile(r"^\s*secret[:\s]+(\S+)\s*$", re.IGNORECASE | re.MULTILINE)
@@ -307,7 +310,37 @@ def _refuse_unreadable(uow: UnitOfWork, settings: Settings, row, reason: str, no
 
 
 def process(db: Engine, settings: Settings, inbox_id: int, now: datetime) -> Outcome:
-    """Handle one stored message exactly once (the inbox row is marked in the same transaction); log one line."""
+    """Handle one stored message exactly once, after what its sender sent before it; log one line each.
+
+    Workers, and the threads of one, take stored messages from a shared
+    queue, so a player's second order can reach a free worker while his
+    first still waits in another's queue; applied the other way round, his
+    correction would be overridden by what it corrected. So the messages
+    the same envelope sender had stored before this one and that are still
+    waiting are handled first, oldest first (one another worker holds is
+    waited for: see `_process_one`). One that fails is kept as failed, for
+    the operator, and does not hold back the later ones.
+    """
+    for earlier in _waiting_before(db, inbox_id):
+        try:
+            _process_one(db, settings, earlier, now)
+        except Exception:  # kept as failed, with its reason, by _process_one
+            log.exception("processing inbox message %s failed; it is kept as failed", earlier)
+    return _process_one(db, settings, inbox_id, now)
+
+
+def _waiting_before(db: Engine, inbox_id: int) -> list[int]:
+    """The sender's messages stored before this one and not yet handled; none for a bounce (null sender)."""
+    with UnitOfWork(db) as uow:
+        row = uow.inbox.get(inbox_id)
+        if row is None or row.status != "received" or (row.envelope_from or "<>") == "<>":
+            return []
+        return uow.inbox.waiting_before(row.envelope_from, inbox_id)
+
+
+def _process_one(db: Engine, settings: Settings, inbox_id: int, now: datetime) -> Outcome:
+    """Handle one stored message exactly once: its row is read locked and marked in the transaction that handles
+    it, so a second worker taking the same message (one starting up takes the backlog) waits, then skips it."""
     started = time.perf_counter()
     with UnitOfWork(db) as uow:
         first = uow.inbox.get(inbox_id)
@@ -316,7 +349,7 @@ def process(db: Engine, settings: Settings, inbox_id: int, now: datetime) -> Out
     mail = _read(first, settings)
 
     def work(uow: UnitOfWork) -> Outcome:
-        row = uow.inbox.get(inbox_id)
+        row = uow.inbox.get(inbox_id, lock=True)
         if row is None or row.status != "received":
             return Outcome("skipped", "already handled")
         try:
