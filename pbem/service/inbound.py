@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, Row
 
 from pbem.mail.html_text import html_to_text
 from pbem.mail.inbound import InboundMail, MailRejected, parse_message
@@ -321,29 +321,26 @@ def process(db: Engine, settings: Settings, inbox_id: int, now: datetime) -> Out
     waited for: see `_process_one`). One that fails is kept as failed, for
     the operator, and does not hold back the later ones.
     """
-    for earlier in _waiting_before(db, inbox_id):
-        try:
-            _process_one(db, settings, earlier, now)
-        except Exception:  # kept as failed, with its reason, by _process_one
-            log.exception("processing inbox message %s failed; it is kept as failed", earlier)
-    return _process_one(db, settings, inbox_id, now)
-
-
-def _waiting_before(db: Engine, inbox_id: int) -> list[int]:
-    """The sender's messages stored before this one and not yet handled; none for a bounce (null sender)."""
-    with UnitOfWork(db) as uow:
-        row = uow.inbox.get(inbox_id)
-        if row is None or row.status != "received" or (row.envelope_from or "<>") == "<>":
-            return []
-        return uow.inbox.waiting_before(row.envelope_from, inbox_id)
-
-
-def _process_one(db: Engine, settings: Settings, inbox_id: int, now: datetime) -> Outcome:
-    """Handle one stored message exactly once: its row is read locked and marked in the transaction that handles
-    it, so a second worker taking the same message (one starting up takes the backlog) waits, then skips it."""
-    started = time.perf_counter()
     with UnitOfWork(db) as uow:
         first = uow.inbox.get(inbox_id)
+        waiting = first is not None and first.status == "received" and (first.envelope_from or "<>") != "<>"
+        earlier = uow.inbox.waiting_before(first.envelope_from, inbox_id) if waiting else []  # a bounce: none
+    for other in earlier:
+        try:
+            _process_one(db, settings, other, now)
+        except Exception:  # kept as failed, with its reason, by _process_one
+            log.exception("processing inbox message %s failed; it is kept as failed", other)
+    return _process_one(db, settings, inbox_id, now, first)
+
+
+def _process_one(db: Engine, settings: Settings, inbox_id: int, now: datetime, first: Row | None = None) -> Outcome:
+    """Handle one stored message exactly once: its row is read locked and marked in the transaction that handles
+    it, so a second worker taking the same message (one starting up takes the backlog) waits, then skips it.
+    ``first`` is the row as read before, if it was (its status is read again, locked, before anything is done)."""
+    started = time.perf_counter()
+    if first is None:
+        with UnitOfWork(db) as uow:
+            first = uow.inbox.get(inbox_id)
     if first is None or first.status != "received":
         return Outcome("skipped", "already handled")
     mail = _read(first, settings)
