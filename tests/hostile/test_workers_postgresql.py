@@ -18,7 +18,7 @@ to another worker than the one before. Afterwards, from the database:
   else (the outbox lease keeps the four senders apart).
 
 ``make hostile-workers`` runs it with 900 orders (``PBEM_HOSTILE_WORKER_MAILS``,
-spread round-robin over the 150 players: six each), in about 90 s on two cores.
+spread round-robin over the 150 players: six each), in 60 to 110 s on two cores.
 """
 
 from __future__ import annotations
