@@ -58,6 +58,9 @@ class Run:
     processed: float  # ... to no message left waiting
     delivered: float  # ... to the outbox empty
     cpu: dict[str, float]  # CPU seconds spent from the first send to the outbox empty: workers, postgres, bench
+    cpu_processing: float  # CPU seconds of all three from the first send to no message left waiting
+    lock_waits: float  # sessions waiting for a game's lock (advisory), on average over the same span
+    row_waits: float  # sessions waiting for a row's lock (a message another worker handles), on average
 
 
 _TICK = os.sysconf("SC_CLK_TCK")
@@ -159,8 +162,20 @@ def one_run(postgres: ThrowawayPostgres, admin_url: str, workers: int, games: in
                 send_until_taken(servers[(k + turn) % workers].port, message, player.email, reply_to[player.email])
 
         senders = [threading.Thread(target=play, args=(k,)) for k in orders]
+        waits: list[tuple[int, int]] = []
+        done_processing = threading.Event()
+
+        def sample_lock_waits() -> None:
+            while not done_processing.wait(POLL):
+                with db.connect() as conn:
+                    waits.append(conn.execute(text(
+                        "SELECT count(*) FILTER (WHERE locktype = 'advisory'), count(*) FILTER (WHERE locktype <> "
+                        "'advisory') FROM pg_locks WHERE NOT granted")).one())
+
+        sampler = threading.Thread(target=sample_lock_waits)
         cpu = _cpu(servers, postgres)
         started = time.perf_counter()
+        sampler.start()
         for thread in senders:
             thread.start()
         for thread in senders:
@@ -168,6 +183,9 @@ def one_run(postgres: ThrowawayPostgres, admin_url: str, workers: int, games: in
         accepted = time.perf_counter() - started
         _wait(db, UNPROCESSED)
         processed = time.perf_counter() - started
+        cpu_processing = sum(_cpu(servers, postgres).values()) - sum(cpu.values())
+        done_processing.set()
+        sampler.join()
         _wait(db, UNSENT)
         delivered = time.perf_counter() - started
         cpu = {part: spent - cpu[part] for part, spent in _cpu(servers, postgres).items()}
@@ -177,7 +195,9 @@ def one_run(postgres: ThrowawayPostgres, admin_url: str, workers: int, games: in
         if done != mails or Counter(relay.message_ids()) != Counter(outbox):  # figures of a broken run mean nothing
             raise RuntimeError(f"{workers} workers: {done} of {mails} orders done, {len(relay.received)} letters at "
                                f"the relay for {len(outbox)} in the outbox")
-        return Run(workers, mails, len(outbox) - before, accepted, processed, delivered, cpu)
+        return Run(workers, mails, len(outbox) - before, accepted, processed, delivered, cpu, cpu_processing,
+                   statistics.mean(w[0] for w in waits) if waits else 0.0,
+                   statistics.mean(w[1] for w in waits) if waits else 0.0)
     finally:
         for server in servers:
             server.stop()
@@ -207,7 +227,9 @@ def main() -> None:
                     print(f"round {r + 1}, {n} worker(s): {run.mails} mails, {run.letters} letters; accepted "
                           f"{run.accepted:.1f} s, processed {run.processed:.1f} s, delivered {run.delivered:.1f} s; "
                           f"CPU s: " + ", ".join(f"{part} {spent:.1f}" for part, spent in run.cpu.items()) +
-                          f"; load average {os.getloadavg()[0]:.1f}", flush=True)
+                          f" ({run.cpu_processing:.1f} until processed); sessions waiting until processed, on "
+                          f"average: {run.lock_waits:.1f} for a game's lock, {run.row_waits:.1f} for a row's; "
+                          f"load average {os.getloadavg()[0]:.1f}", flush=True)
     finally:
         server.stop()
     med = statistics.median
@@ -224,14 +246,18 @@ def main() -> None:
         print(f"| {n} | {rate[n]['accepted']:.1f} | {rate[n]['processed']:.1f} | {rate[n]['delivered']:.1f} "
               f"({letters[n]:.0f}) | {rate[n]['processed'] / rate[base]['processed']:.2f} | "
               f"{rate[n]['delivered'] / rate[base]['delivered']:.2f} |")
-    print(f"\nCPU per mail, first send to outbox empty (medians; the machine has {os.cpu_count()} cores)\n")
-    print("| workers | pbem serve | PostgreSQL | bench (senders, relay) | cores busy |")
-    print("|---|---|---|---|---|")
+    print(f"\nCPU per mail from the first send to the outbox empty, cores kept busy by all three, sessions waiting "
+          f"for a lock until processed (medians; the machine has {os.cpu_count()} cores)\n")
+    print("| workers | pbem serve | PostgreSQL | bench (senders, relay) | cores busy until processed | until delivered "
+          "| sessions waiting for a game's lock, a row's |")
+    print("|---|---|---|---|---|---|---|")
     for n in counts:
         per_mail = {part: med(r.cpu[part] / r.mails for r in runs[n]) * 1000 for part in ("workers", "postgres", "bench")}
         busy = med(sum(r.cpu.values()) / r.delivered for r in runs[n])
+        busy_processing = med(r.cpu_processing / r.processed for r in runs[n])
         print(f"| {n} | {per_mail['workers']:.0f} ms | {per_mail['postgres']:.0f} ms | {per_mail['bench']:.0f} ms | "
-              f"{busy:.2f} |")
+              f"{busy_processing:.2f} | {busy:.2f} | {med(r.lock_waits for r in runs[n]):.1f}, "
+              f"{med(r.row_waits for r in runs[n]):.1f} |")
 
 
 if __name__ == "__main__":
