@@ -41,9 +41,10 @@ hostile-kill: $(BIN)/pbem
 hostile-relay: $(BIN)/pbem
 	PBEM_HOSTILE_RELAY_MAILS=200 $(BIN)/pytest -q -s -m hostile tests/hostile/test_relay_down.py
 
-# Three pbem serve workers on one PostgreSQL database (started by the tests) and one relay: each letter sent once.
+# Four pbem serve workers on one PostgreSQL database (started by the tests), one relay, 50 games at once and 900
+# orders: each player's orders applied in the order sent, no version gap, none lost or doubled, each letter sent once.
 hostile-workers: $(BIN)/pbem
-	PBEM_HOSTILE_WORKER_MAILS=150 $(BIN)/pytest -q -s -m hostile tests/hostile/test_workers_postgresql.py
+	PBEM_HOSTILE_WORKER_MAILS=900 $(BIN)/pytest -q -s -m hostile tests/hostile/test_workers_postgresql.py
 
 # The store and the service at the limits of issue 17, against raw sqlite3 and the eventsourcing library
 # (docs/performance.md). The first run plays a 16,000-event bot game into bench/.cache (a few minutes).

@@ -10,24 +10,16 @@ CREATE DATABASE; each test gets its own ``pbem_test_<random>`` database, dropped
 afterwards) or, failing that, a throwaway server started once per session
 with initdb/pg_ctl from PATH or /usr/lib/postgresql/*/bin (as the ``postgres``
 user via runuser when running as root). If neither works the PostgreSQL tests
-are skipped -- unless ``$CI`` is set, in which case they fail.
+are skipped -- unless ``$CI`` is set, in which case they fail. The server and the
+databases come from ``postgres_server.py`` beside this file, which ``bench/workers.py`` uses too.
 """
 
 from __future__ import annotations
 
-import glob
 import os
-import secrets
-import shutil
-import socket
-import subprocess
-import tempfile
-from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
-from sqlalchemy.pool import NullPool
+from postgres_server import ThrowawayPostgres, create_database, drop_database
 
 from pbem.store.database import make_engine, normalize_url, upgrade
 
@@ -37,86 +29,6 @@ from pbem.store.database import make_engine, normalize_url, upgrade
 os.environ.setdefault("PBEM_BOARD_PICTURES", "0")
 
 # -- PostgreSQL ----------------------------------------------------------------
-
-
-def _find_pg_bin(name: str) -> str | None:
-    found = shutil.which(name)
-    if found:
-        return found
-    candidates = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"), reverse=True)
-    candidates += sorted(glob.glob(f"/usr/pgsql-*/bin/{name}"), reverse=True)
-    return candidates[0] if candidates else None
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class _ThrowawayPostgres:
-    """initdb + pg_ctl in a temp dir; trust auth, fsync off, 127.0.0.1 only."""
-
-    def __init__(self) -> None:
-        self.initdb = _find_pg_bin("initdb")
-        self.pg_ctl = _find_pg_bin("pg_ctl")
-        if not (self.initdb and self.pg_ctl):
-            raise RuntimeError("initdb/pg_ctl not found (PATH, /usr/lib/postgresql/*/bin)")
-        self.as_user: list[str] = []
-        if os.geteuid() == 0:
-            # initdb refuses to run as root: run it as the postgres user.
-            runuser = shutil.which("runuser") or (
-                "/usr/sbin/runuser" if os.path.exists("/usr/sbin/runuser") else None
-            )
-            if runuser is None:
-                raise RuntimeError("running as root and runuser is not available")
-            self.as_user = [runuser, "-u", "postgres", "--"]
-        self.root = Path(tempfile.mkdtemp(prefix="pbem-pg-"))
-        if self.as_user:
-            try:
-                shutil.chown(self.root, user="postgres")
-            except (LookupError, OSError) as exc:
-                shutil.rmtree(self.root, ignore_errors=True)
-                raise RuntimeError(f"running as root, no usable 'postgres' user: {exc}")
-        self.data = self.root / "data"
-        self.log = self.root / "postgres.log"
-        self.port = _free_port()
-        self.started = False
-
-    def _run(self, *args: str) -> None:
-        result = subprocess.run(
-            [*self.as_user, *args], capture_output=True, text=True, timeout=120
-        )
-        if result.returncode != 0:
-            log = self.log.read_text(errors="replace") if self.log.exists() else ""
-            raise RuntimeError(
-                f"{' '.join(args[:2])} failed ({result.returncode}):\n"
-                f"{result.stdout}\n{result.stderr}\n{log}"
-            )
-
-    def start(self) -> str:
-        self._run(
-            self.initdb, "-D", str(self.data), "-U", "postgres", "-A", "trust",
-            "-E", "UTF8", "--no-locale", "--no-sync",
-        )
-        options = (
-            f"-F -p {self.port} -k {self.root} "
-            "-c listen_addresses=127.0.0.1 -c max_connections=100 "
-            "-c full_page_writes=off -c synchronous_commit=off"
-        )
-        self._run(
-            self.pg_ctl, "-D", str(self.data), "-l", str(self.log),
-            "-o", options, "-w", "-t", "60", "start",
-        )
-        self.started = True
-        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/postgres"
-
-    def stop(self) -> None:
-        try:
-            if self.started:
-                self._run(self.pg_ctl, "-D", str(self.data), "-m", "fast", "-w", "stop")
-        finally:
-            shutil.rmtree(self.root, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -129,7 +41,7 @@ def _postgres_admin_url():
         return
     server = None
     try:
-        server = _ThrowawayPostgres()
+        server = ThrowawayPostgres()
         url = server.start()
     except Exception as exc:  # noqa: BLE001 - reported as skip / failure
         if server is not None:
@@ -150,18 +62,9 @@ def postgres_url(_postgres_admin_url):
         if os.environ.get("CI"):
             pytest.fail(f"{reason} (CI is set: PostgreSQL tests must run)")
         pytest.skip(reason)
-    name = f"pbem_test_{secrets.token_hex(6)}"
-    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT", poolclass=NullPool)
-    try:
-        with admin.connect() as conn:
-            conn.execute(text(f'CREATE DATABASE "{name}"'))
-        yield make_url(admin_url).set(database=name).render_as_string(
-            hide_password=False
-        )
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    finally:
-        admin.dispose()
+    url = create_database(admin_url)
+    yield url
+    drop_database(admin_url, url)
 
 
 # -- SQLite and both -----------------------------------------------------------

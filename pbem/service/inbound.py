@@ -16,12 +16,13 @@ import email.parser
 import email.policy
 import hashlib
 import hmac
+import logging
 import re
 import time
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, Row
 
 from pbem.mail.html_text import html_to_text
 from pbem.mail.inbound import InboundMail, MailRejected, parse_message
@@ -47,6 +48,8 @@ from .letters import Letters
 from .observers import handle_observer_mail, observer_verb
 from .projector import load_state
 from .settings import Settings
+
+log = logging.getLogger("pbem.inbound")
 
 _SUBJECT_GAME = re.compile(r"\[([a-z0-9][a-z0-9-]*)\]", re.IGNORECASE)
 _SECRET = re.compile(r"^\s*secret[:\s]+(\S+)\s*$", re.IGNORECASE | re.MULTILINE)
@@ -309,26 +312,57 @@ def _refuse_unreadable(uow: UnitOfWork, settings: Settings, row, reason: str, no
 
 
 def process(db: Engine, settings: Settings, inbox_id: int, now: datetime) -> Outcome:
-    """Handle one stored message exactly once (the inbox row is marked in the same transaction); log one line.
+    """Handle one stored message exactly once, after what its sender sent before it; log one line each.
+
+    Workers, and the threads of one, take stored messages from a shared
+    queue, so a player's second order can reach a free worker while his
+    first still waits in another's queue; applied the other way round, his
+    correction would be overridden by what it corrected. So the messages
+    the same envelope sender had stored before this one and that are still
+    waiting are handled first, oldest first (one another worker holds is
+    waited for: see `_process_one`). One that fails is kept as failed, for
+    the operator, and does not hold back the later ones.
 
     A storage fault (a full disk, a read-only database) raises `StorageFault`
     and leaves the message 'received': it is kept, and handled again when the
-    disk allows (`pbem serve` retries it; `process_backlog` at the next start).
-    Any other error marks it 'failed' for the operator (`pbem queue retry`).
+    disk allows (`pbem serve` retries it, and the earlier ones first).
     """
-    started = time.perf_counter()
     try:
         with UnitOfWork(db) as uow:
             first = uow.inbox.get(inbox_id)
+            waiting = first is not None and first.status == "received" and (first.envelope_from or "<>") != "<>"
+            earlier = uow.inbox.waiting_before(first.envelope_from, inbox_id) if waiting else []  # a bounce: none
     except Exception as exc:
         _raise_if_storage(db, exc)
         raise
+    for other in earlier:
+        try:
+            _process_one(db, settings, other, now)
+        except StorageFault:  # the disk: this one and the later ones wait, in their order
+            raise
+        except Exception:  # kept as failed, with its reason, by _process_one
+            log.exception("processing inbox message %s failed; it is kept as failed", other)
+    return _process_one(db, settings, inbox_id, now, first)
+
+
+def _process_one(db: Engine, settings: Settings, inbox_id: int, now: datetime, first: Row | None = None) -> Outcome:
+    """Handle one stored message exactly once: its row is read locked and marked in the transaction that handles
+    it, so a second worker taking the same message (one starting up takes the backlog) waits, then skips it.
+    ``first`` is the row as read before, if it was (its status is read again, locked, before anything is done)."""
+    started = time.perf_counter()
+    if first is None:
+        try:
+            with UnitOfWork(db) as uow:
+                first = uow.inbox.get(inbox_id)
+        except Exception as exc:
+            _raise_if_storage(db, exc)
+            raise
     if first is None or first.status != "received":
         return Outcome("skipped", "already handled")
     mail = _read(first, settings)
 
     def work(uow: UnitOfWork) -> Outcome:
-        row = uow.inbox.take(inbox_id)
+        row = uow.inbox.get(inbox_id, lock=True)
         if row is None or row.status != "received":
             return Outcome("skipped", "already handled")
         try:

@@ -61,17 +61,29 @@ class Inbox:
             return existing, False
         return result.inserted_primary_key[0], True
 
-    def get(self, id: int) -> Row | None:  # noqa: A002
-        return self.conn.execute(select(inbox).where(inbox.c.id == id)).first()
+    def get(self, id: int, *, lock: bool = False) -> Row | None:  # noqa: A002
+        """One message; with ``lock``, its row is held until the transaction ends (``FOR UPDATE`` on PostgreSQL).
 
-    def take(self, id: int) -> Row | None:  # noqa: A002
-        """The message, locked until the transaction ends (PostgreSQL ``FOR UPDATE``; SQLite's BEGIN IMMEDIATE
-        already holds the write lock): two workers handling the same message one after the other, the second
-        sees it handled."""
+        Whoever handles a message reads it locked: a second worker taking the
+        same message waits for the first to commit, then finds it handled.
+        SQLite's ``BEGIN IMMEDIATE`` already serialises the whole transaction.
+        """
         query = select(inbox).where(inbox.c.id == id)
-        if self.conn.dialect.name == "postgresql":
+        if lock and self.conn.dialect.name == "postgresql":
             query = query.with_for_update()
         return self.conn.execute(query).first()
+
+    def waiting_before(self, envelope_from: str, before: int) -> list[int]:
+        """Ids of the messages from ``envelope_from`` stored before message ``before`` and not yet handled, oldest
+        first: what must be handled before it, so that one sender's orders are applied in the order he sent them."""
+        query = (
+            select(inbox.c.id)
+            .where(inbox.c.status == "received")
+            .where(inbox.c.id < before)
+            .where(inbox.c.envelope_from == envelope_from)
+            .order_by(inbox.c.id)
+        )
+        return list(self.conn.execute(query).scalars())
 
     def note_waiting(self, id: int, reason: str) -> None:  # noqa: A002
         """Record why a message not yet handled waits (`pbem queue` shows it); a message handled meanwhile is left."""

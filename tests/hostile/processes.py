@@ -127,7 +127,8 @@ class SinkRelay:
         return [str(BytesHeaderParser().parsebytes(raw)["Message-ID"]).strip().strip("<>") for raw in self.received]
 
 
-UNPROCESSED = "SELECT count(*) FROM inbox WHERE status NOT IN ('done', 'rejected')"
+# A message that failed stays failed until an operator retries it (`pbem queue`): the checks that follow find it.
+UNPROCESSED = "SELECT count(*) FROM inbox WHERE status = 'received'"
 UNSENT = "SELECT count(*) FROM outbox WHERE sent_at IS NULL"
 
 

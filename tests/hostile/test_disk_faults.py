@@ -46,7 +46,15 @@ from pbem.service.server import utc_now
 from pbem.service.settings import Settings
 from pbem.store.database import ensure_schema, make_engine
 
-from .processes import PBEM, PLAYERS, Server, press_order, rows, send_until_taken, wait_until_settled
+from .processes import (
+    PBEM,
+    PLAYERS,
+    Server,
+    press_order,
+    rows,
+    send_until_taken,
+    wait_until_settled,
+)
 
 pytestmark = pytest.mark.hostile
 

@@ -22,8 +22,8 @@ from sqlalchemy import event, text
 
 from pbem.mail.outbound import MaildirDelivery
 from pbem.service.games import NewPlayer, create_game
-from pbem.service.outbound import flush_all
 from pbem.service.inbound import accept, ingest
+from pbem.service.outbound import flush_all
 from pbem.service.server import NO_SPACE, PostOffice, utc_now
 from pbem.service.settings import Settings
 from pbem.store.database import ensure_schema, make_engine
