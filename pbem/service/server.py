@@ -237,7 +237,11 @@ class PostOffice:
         self._loop = asyncio.get_running_loop()
         if self.spool is not None:
             # Held before anything is taken in: from now on `pbem ingest` spools instead of doing the work itself.
-            self._held.enter_context(self.spool.held_by_server())
+            try:
+                self._held.enter_context(self.spool.held_by_server())
+            except OSError as exc:  # a full disk or a read-only folder: ingest then does the whole job itself
+                log.warning("no spool for pbem ingest (%s): it does the whole job itself meanwhile", exc)
+                self.spool = None
         for problem in await asyncio.to_thread(self._damaged):
             log.error("%s", problem)
         if self.spool is not None:  # into the inbox first, so the backlog below holds them too
