@@ -9,7 +9,7 @@ $(BIN)/pbem: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(BIN)/pbem
 
-.PHONY: install demo test visibility property fuzz hostile hostile-kill hostile-relay hostile-workers hostile-flood bench clean
+.PHONY: install demo test visibility property fuzz hostile hostile-kill hostile-relay hostile-workers hostile-disk hostile-flood bench clean
 install: $(BIN)/pbem
 
 demo: $(BIN)/pbem
@@ -31,7 +31,7 @@ fuzz: $(BIN)/pbem
 	$(BIN)/pytest -q -m fuzz tests/fuzz
 
 # Faults survived by real processes (docs/reliability.md); CI runs them after the tests.
-hostile: hostile-kill hostile-relay hostile-workers hostile-flood
+hostile: hostile-kill hostile-relay hostile-workers hostile-disk hostile-flood
 
 # kill -9 of pbem serve at random moments while 1,000 order mails arrive: none lost, none applied or answered twice.
 hostile-kill: $(BIN)/pbem
@@ -44,6 +44,18 @@ hostile-relay: $(BIN)/pbem
 # Three pbem serve workers on one PostgreSQL database (started by the tests) and one relay: each letter sent once.
 hostile-workers: $(BIN)/pbem
 	PBEM_HOSTILE_WORKER_MAILS=150 $(BIN)/pytest -q -s -m hostile tests/hostile/test_workers_postgresql.py
+
+# The store and the service at the limits of issue 17, against raw sqlite3 and the eventsourcing library
+# (docs/performance.md). The first run plays a 16,000-event bot game into bench/.cache (a few minutes).
+bench: $(BIN)/pbem
+	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	$(BIN)/python bench/store.py
+	$(BIN)/python bench/service.py
+
+# A full disk (tmpfs) and a read-only database (tmpfs remounted, ext4 fallen to read-only) under pbem serve: 4xx
+# to SMTP clients, one clear line from the commands, nothing lost or applied twice once the disk is back. Needs root.
+hostile-disk: $(BIN)/pbem
+	PBEM_HOSTILE_DISK_MAILS=8 $(BIN)/pytest -q -s -m hostile tests/hostile/test_disk_faults.py
 
 # 10,000 mails from one address over four connections while two players keep writing: theirs answered within 1 s.
 hostile-flood: $(BIN)/pbem

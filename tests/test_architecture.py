@@ -24,16 +24,21 @@ MAX_LINES = 600
 #: Which top-level packages of pbem each package may import (DESIGN.md §2).
 PACKAGES: dict[str, set[str]] = {
     "pbem.shipped": set(),
+    "pbem.spool": set(),
     "pbem.rules": set(),
     "pbem.picture": {"pbem.rules"},
     "pbem.orders": {"pbem.rules"},
     "pbem.store": {"pbem.rules", "pbem.shipped"},
     "pbem.mail": {"pbem.rules", "pbem.orders", "pbem.shipped"},
     "pbem.audit": {"pbem.rules", "pbem.store"},
-    "pbem.service": {"pbem.rules", "pbem.orders", "pbem.store", "pbem.mail", "pbem.audit", "pbem.picture"},
+    "pbem.service": {"pbem.rules", "pbem.orders", "pbem.store", "pbem.mail", "pbem.audit", "pbem.picture", "pbem.spool"},
     "pbem.cli": {
         "pbem.rules", "pbem.orders", "pbem.store", "pbem.mail", "pbem.audit", "pbem.service", "pbem.picture",
+        "pbem.spool",
     },
+    # The `pbem` command's first step: the spool (pbem.spool) or the whole CLI, loaded only when needed.
+    "pbem.launcher": {"pbem.service", "pbem.spool", "pbem.cli"},
+    "pbem.__main__": {"pbem.launcher"},
 }
 
 #: The layers inside pbem.rules, bottom first: a module imports only its own layer or lower ones.
@@ -57,7 +62,7 @@ SIBLINGS_APART: dict[str, tuple[str, ...]] = {
 
 #: Modules allowed to import inside a function: the command line loads what a
 #: subcommand needs only when it runs (start-up time of `pbem ingest`).
-LAZY_IMPORTS_ALLOWED = ("pbem.cli",)
+LAZY_IMPORTS_ALLOWED = ("pbem.cli", "pbem.launcher")
 
 
 @dataclass(frozen=True)

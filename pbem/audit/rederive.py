@@ -61,18 +61,23 @@ def rederive(game_id: str, events: Sequence[Event], secret_seed: str,
     batches = 0
     index = 0
     state = rules.new_game(game_id)
+    after: GameState | None = None  # the engine's state after ``expected``, when it has one
     targets = {e.data["to"] for e in events if e.type == "RolledBack"}
     kept: dict[int, GameState] = {}
     while True:
         problem = _differs(expected, events[index:], index + 1)
         if problem:
             return Rederivation(False, batches, index, *problem)
-        for offset, event in enumerate(events[index : index + len(expected)]):
-            version = index + offset + 1
-            # A rollback's state is the state at its target, which this walk kept as it passed it.
-            state = restored(kept[event.data["to"]], state, version) if event.type == "RolledBack" else rules.apply(state, event)
-            if version in targets:
-                kept[version] = state
+        if after is not None and not targets.intersection(range(index + 1, index + len(expected) + 1)):
+            state = after  # the engine's own fold of the outcomes just found equal to the log's
+        else:
+            for offset, event in enumerate(events[index : index + len(expected)]):
+                version = index + offset + 1
+                # A rollback's state is the state at its target, which this walk kept as it passed it.
+                state = (restored(kept[event.data["to"]], state, version) if event.type == "RolledBack"
+                         else rules.apply(state, event))
+                if version in targets:
+                    kept[version] = state
         index += len(expected)
         batches += 1
         if progress is not None:
@@ -85,7 +90,8 @@ def rederive(game_id: str, events: Sequence[Event], secret_seed: str,
         try:
             if event.type == "RolledBack":  # decided against the log, not the state: which versions may be gone back to
                 expected = roll_back(events[:index], RollBack(event.data["to"], event.data.get("reason", "")))
+                after = None
             else:
-                expected = rules.decide(state, rules.command_for(state, event), draws)
+                expected, after = rules.decide_and_fold(state, rules.command_for(state, event), draws)
         except Rejection as exc:
             return Rederivation(False, batches, index, index + 1, f"version {index + 1}: the engine now refuses {event.type}: {exc}")

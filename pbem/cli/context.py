@@ -10,7 +10,7 @@ from typing import NoReturn
 import click
 
 from pbem.service.settings import load_settings
-from pbem.store.database import ensure_schema, make_engine
+from pbem.store.database import check_writable, ensure_schema, make_engine
 
 
 def now() -> datetime:
@@ -26,9 +26,12 @@ class Context:
 
     @property
     def db(self):
+        """The database, upgraded and checked writable: a read-only one is named at once, in one line."""
         if self._db is None:
-            self._db = make_engine(self.settings.db_url)
-            ensure_schema(self._db)
+            db = make_engine(self.settings.db_url)
+            ensure_schema(db)
+            check_writable(db)
+            self._db = db
         return self._db
 
 

@@ -20,6 +20,7 @@ from pbem.rules.ruleset.model import RulesetError
 from pbem.service.batch import GameError
 from pbem.service.projector import DamagedLog
 from pbem.service.settings import SettingsError, mask
+from pbem.store.faults import storage_fault
 
 
 def _database(error: Exception) -> str:
@@ -40,8 +41,14 @@ def _database(error: Exception) -> str:
     return f"database error: {mask(text)}"
 
 
-def explain(error: Exception) -> tuple[str, int] | None:
-    """(the one line, the exit status) for an error an operator can cause; None for a fault of pbem's own."""
+def explain(error: Exception, db_url: str | None = None) -> tuple[str, int] | None:
+    """(the one line, the exit status) for an error an operator can cause; None for a fault of pbem's own.
+
+    A full disk or a read-only database (file, folder or mount) is named with
+    the database file (``db_url``) and what to do about it."""
+    fault = storage_fault(error, db_url)
+    if fault is not None:
+        return str(fault), 2
     if isinstance(error, (SettingsError, GameError, DamagedLog)):
         return str(error), 2
     if isinstance(error, RulesetError):  # a house copy of the rules data (option ruleset-data) that does not load
@@ -60,6 +67,12 @@ def explain(error: Exception) -> tuple[str, int] | None:
     return None
 
 
+def _db_url(ctx: click.Context) -> str | None:
+    """The database URL in force, when the settings could be read (the Context object of `pbem.cli`)."""
+    settings = getattr(ctx.obj, "settings", None)
+    return getattr(settings, "db_url", None)
+
+
 class Pbem(click.Group):
     """The `pbem` group: runs a command and turns the errors an operator can cause into one line."""
 
@@ -71,7 +84,7 @@ class Pbem(click.Group):
         except BrokenPipeError:  # `pbem queue | head`: the reader has gone, nothing to say
             ctx.exit(1)
         except Exception as error:  # noqa: BLE001 - the one place every error of a command ends
-            known = explain(error)
+            known = explain(error, _db_url(ctx))
             if known is not None:
                 click.echo(f"pbem: {known[0]}", err=True)
                 ctx.exit(known[1])

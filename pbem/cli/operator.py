@@ -28,11 +28,29 @@ def ingest(ctx: Context, mail_from: str, rcpt: tuple[str, ...]) -> None:
     try:
         outcome = ingest_mail(ctx.db, ctx.settings, raw, envelope_from, list(rcpt), now())
     except Exception as error:  # noqa: BLE001 - the MTA must keep the message and try again, never bounce it
-        known = explain(error)
+        known = explain(error, ctx.settings.db_url)
         click.echo(f"pbem: {known[0] if known else f'{type(error).__name__}: {error}'} (the MTA keeps it and retries)",
                    err=True)
         sys.exit(EX_TEMPFAIL)
     click.echo(f"{outcome.status}: {outcome.detail}")
+    _take_in_the_spool(ctx)
+
+
+def _take_in_the_spool(ctx: Context) -> None:
+    """Messages a server that is gone left in the spool (pbem/spool.py): handled now, rather than waiting for it."""
+    from pbem.service.spooled import handle_spooled
+    from pbem.spool import spool_of
+
+    spool = spool_of(ctx.settings.db_url)
+    if spool is None or not spool.folder.is_dir() or spool.server_running():
+        return
+    try:
+        outcomes = handle_spooled(ctx.db, ctx.settings, spool, now())
+    except Exception as error:  # noqa: BLE001 - this message is handled; the spooled ones stay for the next time
+        click.echo(f"pbem: spooled messages left for later: {error}", err=True)
+        return
+    if outcomes:
+        click.echo(f"also handled {len(outcomes)} message(s) a stopped server left in {spool.folder}")
 
 
 def _listen(text: str) -> tuple[str, int]:
@@ -106,6 +124,9 @@ def queue(click_ctx: click.Context) -> None:
         for row in rows:
             click.echo(row.line())
         click.echo(f"{len(rows)} waiting" if rows else "nothing waits")
+        if any(row.state == "failed" for row in rows):  # the one state pbem does not leave by itself
+            click.echo("a failed message waits for you: `pbem queue retry in:<id>` once its cause is fixed, "
+                       "or `pbem queue drop in:<id>`")
 
 
 @queue.command("retry")

@@ -25,6 +25,7 @@ from pbem.mail.automatic import Automatic, recognise
 from pbem.mail.html_text import html_to_text
 from pbem.mail.limits import tame_header_fields
 from pbem.mail.order_text import read_reply
+from pbem.mail.policies import DEFAULT as DEFAULT_POLICY
 
 __all__ = ["InboundMail", "MailRejected", "human_size", "parse_message"]
 
@@ -458,7 +459,7 @@ def _parse(raw: bytes) -> email.message.Message:
     if raw.lower().count(b"boundary=") > MAX_MIME_PARTS:
         return BytesHeaderParser(policy=email.policy.compat32).parsebytes(raw)
     try:
-        return BytesParser(policy=email.policy.default).parsebytes(raw)
+        return BytesParser(policy=DEFAULT_POLICY).parsebytes(raw)
     except RecursionError:
         return BytesHeaderParser(policy=email.policy.compat32).parsebytes(raw)
     except Exception:

@@ -32,15 +32,20 @@ __all__ = [
 
 
 class DeliveryError(Exception):
-    """Delivery failed.  `temporary`: retry later; otherwise give up on this mail."""
+    """Delivery failed.  `temporary`: retry later; otherwise give up on this mail.
 
-    def __init__(self, temporary: bool, reason: str) -> None:
+    `local`: the fault is on this machine (the Maildir cannot be written: a
+    full disk, a read-only mount), not the letter's nor the recipient's; the
+    outbox retries such a letter every minute and never gives up on it."""
+
+    def __init__(self, temporary: bool, reason: str, *, local: bool = False) -> None:
         super().__init__(reason)
         self.temporary = temporary
         self.reason = reason
+        self.local = local
 
     def __repr__(self) -> str:
-        return f"DeliveryError(temporary={self.temporary!r}, reason={self.reason!r})"
+        return f"DeliveryError(temporary={self.temporary!r}, reason={self.reason!r}, local={self.local!r})"
 
 
 @runtime_checkable
@@ -177,7 +182,9 @@ class MaildirDelivery:
     already there and not written twice. It is written under `tmp/` with a
     name of its own, flushed to disk, then moved into `new/` (the Maildir
     way, so a reader never sees half a letter); a crash mid-write leaves that
-    one file, which the next attempt overwrites rather than adding another.
+    one file, which the next attempt overwrites rather than adding another. A
+    write that fails (a full disk) removes its draft; the letter stays in the
+    outbox and is delivered on a later attempt.
     """
 
     def __init__(self, root: Path) -> None:
@@ -199,10 +206,14 @@ class MaildirDelivery:
             if _holds(folder, letter):
                 continue
             draft = folder / "tmp" / f"{letter}.pbem"
-            with open(draft, "wb") as out:
-                out.write(raw)
-                out.flush()
-                os.fsync(out.fileno())
+            try:
+                with open(draft, "wb") as out:
+                    out.write(raw)
+                    out.flush()
+                    os.fsync(out.fileno())
+            except OSError:  # a full disk: take the half-written draft away, so it holds no space and no reader sees it
+                draft.unlink(missing_ok=True)
+                raise
             # time first, so that names sort in the order letters arrived, as Maildir readers expect
             os.replace(draft, folder / "new" / f"{time.time_ns()}.{letter}.pbem")
             _sync_directory(folder / "new")
@@ -215,7 +226,7 @@ class MaildirDelivery:
         try:
             await asyncio.to_thread(self._store, list(recipients), raw)
         except OSError as exc:
-            raise DeliveryError(True, f"cannot write to {self.root}: {exc}") from exc
+            raise DeliveryError(True, f"cannot write to {self.root}: {exc}", local=True) from exc
 
 
 # --------------------------------------------------------------------------

@@ -14,12 +14,14 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from email import quoprimime
 from email.message import EmailMessage
 from pathlib import Path
 
 import jinja2
 
 from pbem.mail.order_text import ORDERS_BEGIN, ORDERS_END
+from pbem.mail.policies import SMTP as SMTP_POLICY
 from pbem.shipped import shipped
 
 __all__ = [
@@ -138,7 +140,23 @@ def build_message(
     """
     if date.tzinfo is None:
         date = date.replace(tzinfo=timezone.utc)
-    msg = EmailMessage(policy=email.policy.SMTP)
+    if picture is None:
+        fields = _header_fields(sender, recipient, rendered.subject, date, message_id, reply_to, in_reply_to,
+                                references, extra_headers, auto_submitted)
+        if fields is not None:
+            return _assemble(fields, rendered, _bracket(message_id))
+    return _composed(sender=sender, recipient=recipient, rendered=rendered, message_id=message_id, date=date,
+                     reply_to=reply_to, in_reply_to=in_reply_to, references=references, extra_headers=extra_headers,
+                     auto_submitted=auto_submitted, picture=picture)
+
+
+def _composed(
+    *, sender: str, recipient: str, rendered: RenderedMail, message_id: str, date: datetime, reply_to: str | None,
+    in_reply_to: str | None, references: Sequence[str], extra_headers: Mapping[str, str] | None,
+    auto_submitted: str | None, picture: Picture | None,
+) -> bytes:
+    """`build_message` through the standard library's MIME classes: any header, pictures included."""
+    msg = EmailMessage(policy=SMTP_POLICY)
     msg["From"] = sender
     msg["To"] = recipient
     msg["Subject"] = rendered.subject
@@ -177,7 +195,100 @@ def build_message(
     if picture is not None:  # attached for a reader of the text part
         msg.add_attachment(picture.svg.encode("utf-8"), maintype="image", subtype="svg+xml", filename=picture.name + ".svg")
         msg.set_boundary(f"=_pbem_m_{seed}")
-    return msg.as_bytes(policy=email.policy.SMTP)
+    return msg.as_bytes(policy=SMTP_POLICY)
+
+
+def _header_fields(
+    sender: str, recipient: str, subject: str, date: datetime, message_id: str, reply_to: str | None,
+    in_reply_to: str | None, references: Sequence[str], extra_headers: Mapping[str, str] | None,
+    auto_submitted: str | None,
+) -> list[tuple[str, str]] | None:
+    """The header fields `build_message` writes, in its order, each as its written line(s); None unless each is
+    plain ASCII that fits on one line, or a Subject or References folded at its spaces.
+
+    Those need no encoding, so they can be written as they are; anything
+    else (a name with an accent, a long address field) goes through the
+    standard library's header machinery instead.
+    """
+    fields = [("From", sender), ("To", recipient), ("Subject", subject), ("Date", email.utils.format_datetime(date)),
+              ("Message-ID", _bracket(message_id))]
+    if reply_to:
+        fields.append(("Reply-To", reply_to))
+    refs = [_bracket(r) for r in references]
+    if in_reply_to:
+        parent = _bracket(in_reply_to)
+        fields.append(("In-Reply-To", parent))
+        if parent not in refs:
+            refs.append(parent)
+    if refs:
+        fields.append(("References", " ".join(refs)))
+    fields.append(("Auto-Submitted", auto_submitted or ("auto-replied" if in_reply_to else "auto-generated")))
+    fields.append(("X-Auto-Response-Suppress", "All"))
+    fields.append(("MIME-Version", "1.0"))
+    for name, value in (extra_headers or {}).items():
+        fields = [(n, v) for n, v in fields if n.lower() != name.lower()]
+        fields.append((name, value))
+    out = []
+    for name, value in fields:
+        if not value.isascii() or not value.isprintable() or value != value.strip() or "  " in value:
+            return None
+        line = f"{name}: {value}"
+        if len(line) > 78:
+            if name not in ("Subject", "References"):
+                return None
+            folded = _folded(line)
+            if folded is None:
+                return None
+            line = folded
+        out.append((name, line))
+    return out
+
+
+def _folded(line: str) -> str | None:
+    """A long header line folded at its spaces into lines of at most 78 characters (RFC 5322 §2.2.3): reading it
+    back removes each CRLF and keeps the space after it. None if a word alone is too long."""
+    lines: list[str] = []
+    current = ""
+    for word in line.split(" "):
+        if not current:
+            current = word
+        elif len(current) + 1 + len(word) <= 78:
+            current += " " + word
+        else:
+            lines.append(current)
+            current = " " + word
+        if len(current) > 78:
+            return None
+    lines.append(current)
+    return "\r\n".join(lines)
+
+
+def _qp_part(text: str, subtype: str) -> list[str]:
+    """A text part's header lines and quoted-printable body, as `EmailMessage.set_content` writes them."""
+    lines = text.encode("utf-8").splitlines()
+    body = quoprimime.body_encode((b"\n".join(lines) + b"\n").decode("latin-1"), 78)
+    return [f'Content-Type: text/{subtype}; charset="utf-8"', "Content-Transfer-Encoding: quoted-printable", "",
+            *body.split("\n")]
+
+
+def _assemble(fields: list[tuple[str, str]], rendered: RenderedMail, message_id: str) -> bytes:
+    """The letter written out directly: plain header fields, the text (and HTML) in quoted-printable.
+
+    The standard library's MIME classes parse every header they are given
+    and fold every one they write; for a letter whose headers need neither,
+    that was most of the time of answering a mail (docs/performance.md).
+    What comes out reads back the same (tests/mail/test_render.py compares
+    the two ways on the same letters).
+    """
+    head = [line for _, line in fields]
+    if not rendered.html:
+        out = head + _qp_part(rendered.text, "plain")
+    else:
+        boundary = f"=_pbem_{hashlib.sha256(message_id.encode('utf-8')).hexdigest()[:24]}"
+        out = head + ["Content-Type: multipart/alternative;", f' boundary="{boundary}"', "", f"--{boundary}",
+                      *_qp_part(rendered.text, "plain"), f"--{boundary}", *_qp_part(rendered.html, "html"),
+                      f"--{boundary}--", ""]
+    return "\r\n".join(out).encode("ascii")
 
 
 @dataclass(frozen=True)

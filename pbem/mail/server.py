@@ -7,7 +7,9 @@ The contract with the MTA in front of us (Postfix, or a player's provider):
 * if `accept` raises anything, the answer is
   `451 4.3.0 Temporary failure, please retry` and the sending MTA keeps the
   message and retries.  A server-side failure never produces a 5xx, which
-  would bounce a player's orders.
+  would bounce a player's orders.  `accept` may raise `Deferred` to choose
+  the 4xx reply itself, e.g. `452 4.3.1` when the disk is full
+  (RFC 5321 4.2.2 and 4.5.3.1.10, RFC 3463).
 
 Two ways to run it:
 
@@ -31,7 +33,7 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
-__all__ = ["InboundServer", "Accept", "TEMPFAIL", "OK"]
+__all__ = ["InboundServer", "Accept", "Deferred", "TEMPFAIL", "OK"]
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +41,22 @@ Accept = Callable[[bytes, str, list[str]], "Awaitable[None] | None"]
 
 OK = "250 OK"
 TEMPFAIL = "451 4.3.0 Temporary failure, please retry"
+
+
+class Deferred(Exception):
+    """Raised by `accept` when the message could not be kept for a known, passing reason: answered with `reply`.
+
+    The reply must be a 4xx (the sending MTA keeps the message and retries);
+    the reason is logged in one line, without a traceback, since it is the
+    state of the machine, not a fault of pbem's.
+    """
+
+    def __init__(self, reply: str, reason: str) -> None:
+        if not reply[:1] == "4":
+            raise ValueError(f"a deferral is answered with a 4xx reply, not {reply!r}")
+        super().__init__(reason)
+        self.reply = reply
+        self.reason = reason
 
 
 def _domain_of(address: str) -> str:
@@ -70,6 +88,10 @@ class _Handler:
         mail_from = envelope.mail_from or "<>"  # the null reverse-path, as RFC 5321 writes it: bounces and auto-replies
         try:
             await self.owner._call_accept(bytes(raw), mail_from, recipients)
+        except Deferred as deferred:
+            log.warning("a message from %r to %r not taken, answered %s: %s", mail_from, recipients,
+                        deferred.reply, deferred.reason)
+            status = deferred.reply
         except Exception:
             log.exception("accept failed for a message from %r to %r; answered 451", mail_from, recipients)
             status = TEMPFAIL

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import re
 
-from pbem.rules.core.state import GameState
 from pbem.rules.board.losses import LoseUnits
 from pbem.rules.board.losses import write as write_losses
+from pbem.rules.core.state import GameState
 from pbem.rules.phases.calamities.choosing import GiveLosses, PickCities
 from pbem.rules.phases.calamities.dice import Volunteer
 from pbem.rules.phases.calamities.plagues import SetAsideWater

@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 
 from pbem.rules.board.support import ReduceCity
-from pbem.rules.phases.calamities.reductions import FlipTowns, write_flips
 from pbem.rules.core.state import GameState
+from pbem.rules.phases.calamities.reductions import FlipTowns, write_flips
 from pbem.rules.phases.cities.construction import AS_NEEDED, BuildCities, FinishOrders
 from pbem.rules.phases.cities.towns import AS_MANY, BuildTowns, town_line
 

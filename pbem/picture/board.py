@@ -19,13 +19,12 @@ from xml.sax.saxutils import escape, quoteattr
 
 import cairosvg
 
+from pbem.picture.layout import Layout, crop, load_layout
+from pbem.picture.pieces import Piece, nation_colour, pieces_in, row
 from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.model import Area, Ruleset
 from pbem.rules.ruleset.rulebook import ruleset_of
 from pbem.rules.view import view
-
-from pbem.picture.layout import Layout, crop, load_layout
-from pbem.picture.pieces import Piece, nation_colour, pieces_in, row
 
 PIXELS_PER_UNIT = 3.0
 SEA = "#a9cbe3"

@@ -21,10 +21,10 @@ column of the store is an index of this, never the authority.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
 
 from pbem.rules.core.commands import RollBack
 from pbem.rules.core.events import Event
+from pbem.rules.core.frozen import replace
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
 from pbem.rules.engine import apply, is_input, new_game

@@ -12,13 +12,13 @@ asking the phase that owns it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from pbem.rules import ledger, table, turn
 from pbem.rules.core.commands import Command, PassDeadline, RevealSeed
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
+from pbem.rules.core.frozen import replace
 from pbem.rules.core.phase import Apply, Decide, Narrate, PhaseRules, unplayable
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
@@ -142,6 +142,8 @@ def paused(state: GameState) -> bool:
 def _kicked_defaults(state: GameState) -> list[Event]:
     """The defaults of the first prompt a kicked player is asked (KICK): his nation never holds up the game."""
     out = table.kicked(state)
+    if not out:  # nearly always: then the prompts, the dearest thing to work out, are not needed
+        return []
     for prompt in pending(state).values():
         if prompt.player_id in out:  # marked, so the reports do not blame a deadline
             events = PHASES[state.phase].defaults(state, prompt)
@@ -149,8 +151,8 @@ def _kicked_defaults(state: GameState) -> list[Event]:
     return []
 
 
-def _settle(state: GameState, draws: Draws) -> list[Event]:
-    """Resolve automatic steps until someone must decide or nothing is left."""
+def _settle(state: GameState, draws: Draws) -> tuple[list[Event], GameState]:
+    """Resolve automatic steps until someone must decide or nothing is left; the events and the state after them."""
     out: list[Event] = []
     turns_begun = 0
     for _ in range(100_000):
@@ -159,13 +161,13 @@ def _settle(state: GameState, draws: Draws) -> list[Event]:
             if step[0].data["turn"] != state.turn:
                 turns_begun += 1
                 if turns_begun > 1:  # a whole turn passed with nobody to ask: wait rather than spin
-                    return out
+                    return out, state
         elif state.phase in PHASES:
             step = PHASES[state.phase].settle(state, draws) or _kicked_defaults(state)
         else:
             step = unplayable(state, options_of(state).unplayable_phases == "skip")
         if not step:
-            return out
+            return out, state
         out.extend(step)
         state = fold(state, step)
     raise RuntimeError("the engine kept resolving without ever waiting for a player")
@@ -173,7 +175,7 @@ def _settle(state: GameState, draws: Draws) -> list[Event]:
 
 def resume(state: GameState, draws: Draws) -> list[Event]:
     """Everything the engine resolves by itself from ``state`` (used when a position is set up by hand)."""
-    return _settle(state, draws)
+    return _settle(state, draws)[0]
 
 
 def _decide_deadline(state: GameState, command: PassDeadline) -> list[Event]:
@@ -187,6 +189,12 @@ def _decide_deadline(state: GameState, command: PassDeadline) -> list[Event]:
 
 def decide(state: GameState, command: Command, draws: Draws) -> list[Event]:
     """Validate one command; return the order's events and every outcome that follows."""
+    return decide_and_fold(state, command, draws)[0]
+
+
+def decide_and_fold(state: GameState, command: Command, draws: Draws) -> tuple[list[Event], GameState]:
+    """`decide`, and the state after its events: the engine folds them as it settles, so a caller that needs
+    the state next (re-derivation walks a whole log this way) need not fold them a second time."""
     if state.finished and not isinstance(command, RevealSeed):
         raise Rejection("the game is over")
     if isinstance(command, PassDeadline):
@@ -197,7 +205,8 @@ def decide(state: GameState, command: Command, draws: Draws) -> list[Event]:
         if handler is None:  # pragma: no cover - every command type has a phase
             raise TypeError(f"unknown command {command!r}")
         events = handler(state, command)
-    return events + _settle(fold(state, events), draws)
+    settled, after = _settle(fold(state, events), draws)
+    return events + settled, after
 
 
 def create(
@@ -209,7 +218,7 @@ def create(
 ) -> list[Event]:
     """The events that start a game: creation, the place-card deal, any automatic steps."""
     events = setup.create_events(game_id, players, dict(options), seed_commitment, draws)
-    return events + _settle(fold(new_game(game_id), events), draws)
+    return events + _settle(fold(new_game(game_id), events), draws)[0]
 
 
 def is_input(event: Event) -> bool:

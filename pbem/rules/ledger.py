@@ -11,12 +11,12 @@ so folding one alone is refused rather than done wrong.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from pbem.rules.core.commands import RevealSeed
 from pbem.rules.core.draws import commitment
 from pbem.rules.core.events import Event
+from pbem.rules.core.frozen import replace
 from pbem.rules.core.phase import PhaseRules
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState

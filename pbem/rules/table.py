@@ -11,7 +11,6 @@ it and every report can tell it, to the viewers allowed to read it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from pbem.rules.core.commands import (
@@ -30,6 +29,7 @@ from pbem.rules.core.commands import (
     TakeQueued,
 )
 from pbem.rules.core.events import Event
+from pbem.rules.core.frozen import replace
 from pbem.rules.core.phase import PhaseRules
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState, Player

@@ -10,11 +10,11 @@ and nothing after it happens.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from pbem.rules.core.events import Event
-from pbem.rules.core.frozen import FrozenMap
+from pbem.rules.core.frozen import FrozenMap, replace
 from pbem.rules.core.phase import PhaseRules
 from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.options import options_of

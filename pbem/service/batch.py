@@ -29,7 +29,14 @@ from pbem.store.events import ConcurrencyError, NewEvent
 from pbem.store.unit_of_work import UnitOfWork
 
 from .letters import Letters
-from .projector import IMPORTED, load_checked, load_state, maybe_snapshot, readable
+from .projector import (
+    IMPORTED,
+    RECENT,
+    load_checked,
+    load_state,
+    maybe_snapshot,
+    readable,
+)
 from .settings import Settings
 
 #: How deadlines are written in the log and shown in UTC (the moderator's EXTEND reads them so).
@@ -93,6 +100,7 @@ class Batch:
         self.events.extend(events)
         self.chain_head = recorded[-1].hash
         maybe_snapshot(self.uow, self.state, before.version, self.now)
+        RECENT.remember(self.state, self.chain_head)  # kept only while the log holds this hash (projector.py)
 
     def decide(
         self, command: Command, *, actor: str, source: str, dedupe: str | None = None, note: dict | None = None

@@ -14,7 +14,8 @@ again once it slows down, and to send again what mattered. The null sender
 `Admissions` decides, message by message, whether each is urgent (its sender
 is not sending in bulk, pbem.service.fairness) and whether it is set aside;
 `set_aside` records the decision; `backlog` rebuilds the decisions for the
-messages a stopped server left stored and not handled.
+messages a stopped server left stored and not handled, `jobs_for` makes
+them for the messages taken in from `pbem ingest`'s spool.
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ def set_aside(db: Engine, settings: Settings, admissions: Admissions, jobs: list
     def work(uow: UnitOfWork) -> list[tuple[str, str]]:
         marked = []
         for job in jobs:
-            row = uow.inbox.get(job.item)
+            row = uow.inbox.take(job.item)
             if row is None or row.status != "received":
                 continue
             reason = admissions.reason(row.envelope_from)
@@ -154,6 +155,9 @@ def _game_part(address: str, local: str) -> str:
     return user[len(prefix):].split(".", 1)[0] if user.startswith(prefix) else ""
 
 
+_COLUMNS = (inbox.c.id, inbox.c.envelope_from, inbox.c.received_at, inbox.c.status, inbox.c.error)
+
+
 def backlog(db: Engine, admissions: Admissions, clock_now: datetime, steady_now: float) -> list[Job]:
     """Jobs for every message stored and not handled, oldest first, each decided as it was when it came.
 
@@ -161,20 +165,27 @@ def backlog(db: Engine, admissions: Admissions, clock_now: datetime, steady_now:
     setting it aside, and does not tell its sender again); a message's time is ``steady_now`` less its age.
     """
     with UnitOfWork(db) as uow:
-        waiting = list(uow.connection.execute(
-            select(inbox.c.id, inbox.c.envelope_from, inbox.c.received_at, inbox.c.status, inbox.c.error)
-            .where(inbox.c.status == "received").order_by(inbox.c.id)
-        ))
+        waiting = list(uow.connection.execute(select(*_COLUMNS).where(inbox.c.status == "received").order_by(inbox.c.id)))
         if not waiting:
             return []
         since = min(r.received_at for r in waiting) - timedelta(seconds=max(admissions.window, BURST_SECONDS))
         handled = list(uow.connection.execute(
-            select(inbox.c.id, inbox.c.envelope_from, inbox.c.received_at, inbox.c.status, inbox.c.error)
-            .where(inbox.c.status != "received").where(inbox.c.received_at > since)
+            select(*_COLUMNS).where(inbox.c.status != "received").where(inbox.c.received_at > since)
             .where(inbox.c.id < waiting[-1].id).order_by(inbox.c.id)
         ))
+    return _admit(admissions, sorted(waiting + handled, key=lambda r: r.id), clock_now, steady_now)
+
+
+def jobs_for(db: Engine, admissions: Admissions, ids: list[int], clock_now: datetime, steady_now: float) -> list[Job]:
+    """Jobs for these stored messages (taken in from `pbem ingest`'s spool), oldest first, decided as they came."""
+    with UnitOfWork(db) as uow:
+        rows = list(uow.connection.execute(select(*_COLUMNS).where(inbox.c.id.in_(ids)).order_by(inbox.c.id)))
+    return _admit(admissions, rows, clock_now, steady_now)
+
+
+def _admit(admissions: Admissions, rows: list, clock_now: datetime, steady_now: float) -> list[Job]:
     jobs = []
-    for row in sorted(waiting + handled, key=lambda r: r.id):
+    for row in rows:
         key = sender_key(row.envelope_from)
         at = steady_now - max(0.0, (clock_now - row.received_at).total_seconds())
         if row.status == "received":

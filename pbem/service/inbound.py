@@ -26,6 +26,7 @@ from sqlalchemy import Engine
 from pbem.mail.html_text import html_to_text
 from pbem.mail.inbound import InboundMail, MailRejected, parse_message
 from pbem.mail.order_text import added_lines
+from pbem.mail.policies import DEFAULT as DEFAULT_POLICY
 from pbem.mail.tokens import (
     MODERATOR,
     moderator_secret,
@@ -34,6 +35,7 @@ from pbem.mail.tokens import (
 )
 from pbem.orders.language import Actor
 from pbem.rules.table import seat_generation
+from pbem.store.faults import StorageFault, storage_fault
 from pbem.store.inbox import message_key
 from pbem.store.unit_of_work import UnitOfWork
 
@@ -287,7 +289,7 @@ def _written_in_quote(uow: UnitOfWork, mail: InboundMail) -> list[str]:
             break
     if sent is None:
         return []
-    letter = email.message_from_bytes(bytes(sent.raw), policy=email.policy.default)
+    letter = email.message_from_bytes(bytes(sent.raw), policy=DEFAULT_POLICY)
     texts = []
     for kind in ("plain", "html"):
         part = letter.get_body(preferencelist=(kind,))
@@ -307,16 +309,26 @@ def _refuse_unreadable(uow: UnitOfWork, settings: Settings, row, reason: str, no
 
 
 def process(db: Engine, settings: Settings, inbox_id: int, now: datetime) -> Outcome:
-    """Handle one stored message exactly once (the inbox row is marked in the same transaction); log one line."""
+    """Handle one stored message exactly once (the inbox row is marked in the same transaction); log one line.
+
+    A storage fault (a full disk, a read-only database) raises `StorageFault`
+    and leaves the message 'received': it is kept, and handled again when the
+    disk allows (`pbem serve` retries it; `process_backlog` at the next start).
+    Any other error marks it 'failed' for the operator (`pbem queue retry`).
+    """
     started = time.perf_counter()
-    with UnitOfWork(db) as uow:
-        first = uow.inbox.get(inbox_id)
+    try:
+        with UnitOfWork(db) as uow:
+            first = uow.inbox.get(inbox_id)
+    except Exception as exc:
+        _raise_if_storage(db, exc)
+        raise
     if first is None or first.status != "received":
         return Outcome("skipped", "already handled")
     mail = _read(first, settings)
 
     def work(uow: UnitOfWork) -> Outcome:
-        row = uow.inbox.get(inbox_id)
+        row = uow.inbox.take(inbox_id)
         if row is None or row.status != "received":
             return Outcome("skipped", "already handled")
         try:
@@ -329,6 +341,11 @@ def process(db: Engine, settings: Settings, inbox_id: int, now: datetime) -> Out
     try:
         outcome = retrying(db, work)
     except Exception as exc:  # keep the message; record why, so an operator can retry it (pbem queue)
+        fault = storage_fault(exc, db)
+        if fault is not None:  # not the message's fault: it stays 'received', to be handled when the disk allows
+            _note_waiting(db, inbox_id, fault)
+            telemetry.mail_in(first.message_id, None, "waiting", str(fault), 0)
+            raise fault from exc
         with UnitOfWork(db) as uow:
             uow.inbox.mark(inbox_id, "failed", error=f"{type(exc).__name__}: {exc}", now=now)
         telemetry.mail_in(first.message_id, None, "failed", f"{type(exc).__name__}: {exc}", 0)
@@ -336,6 +353,21 @@ def process(db: Engine, settings: Settings, inbox_id: int, now: datetime) -> Out
     if outcome.status != "skipped":
         telemetry.mail_in(first.message_id, outcome.game, outcome.status, outcome.detail, (time.perf_counter() - started) * 1000)
     return outcome
+
+
+def _raise_if_storage(db: Engine, exc: Exception) -> None:
+    fault = storage_fault(exc, db)
+    if fault is not None:
+        raise fault from exc
+
+
+def _note_waiting(db: Engine, inbox_id: int, fault: StorageFault) -> None:
+    """Say in the inbox row why the message waits (`pbem queue` shows it); on a full disk this write may fail too."""
+    try:
+        with UnitOfWork(db) as uow:
+            uow.inbox.note_waiting(inbox_id, f"waits: {fault}")
+    except Exception:  # noqa: BLE001 - the message is kept either way; the reason is in the server's log
+        pass
 
 
 def process_backlog(db: Engine, settings: Settings, now: datetime) -> list[Outcome]:
@@ -346,8 +378,16 @@ def process_backlog(db: Engine, settings: Settings, now: datetime) -> list[Outco
 
 
 def ingest(db: Engine, settings: Settings, raw: bytes, mail_from: str, rcpt_tos: list[str], now: datetime) -> Outcome:
-    """What the server does with one message: store, then process (a duplicate is not answered again)."""
+    """What the server does with one message: store, then process (a duplicate is not answered again).
+
+    A message delivered again that is stored but not yet handled (the earlier
+    delivery met a full disk after storing it, and told the MTA to retry) is
+    handled now."""
     inbox_id, new = accept(db, raw, mail_from, rcpt_tos, now)
     if not new:
-        return Outcome("duplicate", "this message was delivered before; nothing done")
+        with UnitOfWork(db) as uow:
+            row = uow.inbox.get(inbox_id)
+        if row is None or row.status != "received":
+            return Outcome("duplicate", "this message was delivered before; nothing done")
+        # kept by an earlier delivery that could not handle it (a full disk, a read-only database): handle it now
     return process(db, settings, inbox_id, now)

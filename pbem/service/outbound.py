@@ -25,6 +25,9 @@ from .settings import Settings
 #: Waits after the 1st, 2nd, ... failed attempt; the last one repeats.
 BACKOFF = (timedelta(minutes=1), timedelta(minutes=5), timedelta(minutes=30), timedelta(hours=2), timedelta(hours=6))
 GIVE_UP_AFTER = 20
+#: The wait after a failure of this machine's own (the Maildir cannot be written: a full disk, a read-only mount):
+#: not the letter's fault, so it neither grows nor counts towards giving up; the letter goes soon after the fix.
+LOCAL_RETRY = timedelta(minutes=1)
 #: How long a sender holds the letters it took (setting ``outbox_lease``): far longer than a delivery takes (the
 #: SMTP client gives up after 30 s without an answer), so no other sender takes a letter still on its way.
 LEASE = timedelta(minutes=5)
@@ -40,13 +43,15 @@ def _due(db: Engine, now: datetime, limit: int, lease: timedelta) -> list:
 
 def _mark(
     db: Engine, outbox_id: int, now: datetime, error: str | None, attempts: int, temporary: bool,
-    settings: Settings | None = None,
+    settings: Settings | None = None, local: bool = False,
 ) -> None:
     with UnitOfWork(db) as uow:
         if error is None:
             uow.outbox.mark_sent(outbox_id, now)
             return
-        if not temporary or attempts + 1 >= GIVE_UP_AFTER:
+        if local:
+            uow.outbox.mark_failed(outbox_id, error, now + LOCAL_RETRY)
+        elif not temporary or attempts + 1 >= GIVE_UP_AFTER:
             uow.outbox.mark_failed(outbox_id, f"gave up: {error}", now + timedelta(days=3650))
             if not temporary and settings is not None:  # refused outright: a bounce, as if it had come back by mail
                 refused_by_relay(uow, settings, outbox_id, error, now)
@@ -77,8 +82,8 @@ async def flush_outbox(
         try:
             await transport.deliver(envelope_sender(sender, outbox_id), [recipient], raw)
         except DeliveryError as exc:
-            await asyncio.to_thread(_mark, db, outbox_id, clock(), str(exc), attempts, exc.temporary, settings)
-            outcome = "retry" if exc.temporary and attempts + 1 < GIVE_UP_AFTER else "gave-up"
+            await asyncio.to_thread(_mark, db, outbox_id, clock(), str(exc), attempts, exc.temporary, settings, exc.local)
+            outcome = "retry" if exc.local or exc.temporary and attempts + 1 < GIVE_UP_AFTER else "gave-up"
             telemetry.mail_out(outbox_id, message_id, game_id, recipient, outcome, _ms(started), str(exc))
             continue
         except (OSError, asyncio.TimeoutError) as exc:

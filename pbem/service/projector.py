@@ -9,6 +9,8 @@ one sentence for the operator, never a silent wrong state.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from datetime import datetime
 
 from pbem.rules.branches import fold_log
@@ -50,14 +52,75 @@ def replay(game_id: str, recorded: list[RecordedEvent], start: GameState | None 
     return fold_log(game_id, readable(recorded), start=start, state_at=state_at)
 
 
+class RecentStates:
+    """The newest state of each game this process worked out, keyed by the hash of its last event.
+
+    Every unit of work that touches a game loads its state: decoding the
+    latest snapshot and folding the events since took most of the time of an
+    ordinary mail (docs/performance.md). A state remembered here is used
+    again only if the event at its version still has the remembered hash: the
+    chain makes that hash stand for the whole log up to it, so another
+    process's appends, a rolled-back transaction or another database with
+    the same game id can only cause a miss, never a wrong state. Then only
+    the events after it are read, checked against the chain and folded.
+    States are immutable and safe to share between threads.
+    """
+
+    def __init__(self, size: int = 64) -> None:
+        self.size = size
+        self._states: OrderedDict[str, tuple[str, GameState]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def remember(self, state: GameState, head_hash: str) -> None:
+        if state.version < 1:
+            return
+        with self._lock:
+            self._states[state.game_id] = (head_hash, state)
+            self._states.move_to_end(state.game_id)
+            while len(self._states) > self.size:
+                self._states.popitem(last=False)
+
+    def resume(self, uow, game_id: str) -> tuple[GameState, RecordedEvent, list[RecordedEvent]] | None:
+        """The remembered state, the event it ends with and the events recorded after; None if it no longer holds."""
+        with self._lock:
+            hit = self._states.get(game_id)
+        if hit is None:
+            return None
+        head_hash, state = hit
+        recorded = uow.events.read(game_id, after=state.version - 1)
+        if not recorded or recorded[0].version != state.version or recorded[0].hash != head_hash:
+            return None
+        return state, recorded[0], recorded[1:]
+
+    def forget(self) -> None:
+        with self._lock:
+            self._states.clear()
+
+
+#: This process's remembered states (the batch of a unit of work adds each state it records).
+RECENT = RecentStates()
+
+
 def load_state(uow, game_id: str, upto: int | None = None) -> GameState:
-    """The state at version ``upto`` (default: now), from the nearest snapshot."""
+    """The state at version ``upto`` (default: now), from a remembered state or the nearest snapshot."""
+    if upto is None:
+        resumed = RECENT.resume(uow, game_id)
+        if resumed is not None:
+            state, anchor, tail = resumed
+            return _remembered(replay(game_id, tail, state, state_at=lambda version: load_state(uow, game_id, upto=version)),
+                               (tail[-1] if tail else anchor).hash)
     snap = uow.snapshots.latest(game_id, at_most=upto)
     start, after = (state_from_json(snap[1]), snap[0]) if snap else (None, 0)
-    return replay(
-        game_id, uow.events.read(game_id, after=after, upto=upto), start,
-        state_at=lambda version: load_state(uow, game_id, upto=version),
-    )
+    recorded = uow.events.read(game_id, after=after, upto=upto)
+    state = replay(game_id, recorded, start, state_at=lambda version: load_state(uow, game_id, upto=version))
+    if upto is None and recorded:
+        _remembered(state, recorded[-1].hash)
+    return state
+
+
+def _remembered(state: GameState, head_hash: str) -> GameState:
+    RECENT.remember(state, head_hash)
+    return state
 
 
 def _damaged(game_id: str, version: int | None, reason: str | None) -> DamagedLog:
@@ -68,12 +131,26 @@ def _damaged(game_id: str, version: int | None, reason: str | None) -> DamagedLo
 
 
 def load_checked(uow, game_id: str) -> GameState:
-    """The current state, for playing on: every event it replays after the latest snapshot has its hash checked.
+    """The current state, for playing on: every event it replays after its starting point has its hash checked.
 
-    The whole chain is checked when the server starts (`damaged_games`) and by
-    every command that reads a whole log; per message, checking what is
-    replayed keeps the cost flat however long the game grows.
+    The starting point is a remembered state (its hash checked against the
+    log) or the latest snapshot. The whole chain is checked when the server
+    starts (`damaged_games`) and by every command that reads a whole log; per
+    message, checking what is replayed keeps the cost flat however long the
+    game grows.
     """
+    resumed = RECENT.resume(uow, game_id)
+    if resumed is not None:
+        state, anchor, tail = resumed
+        # The event the remembered state ends with is checked too, as a snapshot's is: its row may have been
+        # altered since (its recorded hash is what matched).
+        chain = verify_chain([anchor], after_version=anchor.version - 1, after_hash=anchor.prev_hash)
+        if chain.ok:
+            chain = verify_chain(tail, after_version=anchor.version, after_hash=anchor.hash)
+        if not chain.ok:
+            raise _damaged(game_id, chain.first_broken, chain.reason)
+        return _remembered(replay(game_id, tail, state, state_at=lambda version: load_state(uow, game_id, upto=version)),
+                           (tail[-1] if tail else anchor).hash)
     snap = uow.snapshots.latest(game_id)
     start, after = (state_from_json(snap[1]), snap[0]) if snap else (None, 0)
     recorded = uow.events.read(game_id, after=max(after - 1, 0))
@@ -87,7 +164,10 @@ def load_checked(uow, game_id: str) -> GameState:
         chain = verify_chain(tail)
     if not chain.ok:
         raise _damaged(game_id, chain.first_broken, chain.reason)
-    return replay(game_id, tail, start, state_at=lambda version: load_state(uow, game_id, upto=version))
+    state = replay(game_id, tail, start, state_at=lambda version: load_state(uow, game_id, upto=version))
+    if recorded:
+        _remembered(state, recorded[-1].hash)
+    return state
 
 
 def damaged_games(uow) -> list[str]:

@@ -1,8 +1,23 @@
-"""`pbem serve`: the inbound mail server, the outbox sender and the deadline clock (with reminders) in one process."""
+"""`pbem serve`: the inbound mail server, the outbox sender and the deadline clock (with reminders) in one process.
+
+While the database cannot be written (a full disk, a read-only file or
+mount) the server keeps running: SMTP clients are answered 452 (no space) or
+451 (cannot write) and keep their mail; a message stored before the fault
+and not yet handled stays in the inbox and is handled again every few
+seconds until it goes through, in the order the messages came; the outbox
+and the deadline clock try again on their next round. Each fault and the
+recovery are logged once, in one line (docs/reliability.md).
+
+Stored messages are handled in fair turns (pbem.service.fairness): each
+sender's mail waits in its own queue, the queues are served in turn, and a
+flood from one address never delays anyone else's answer; past the flood
+limit its mail is set aside (pbem.service.flood; docs/mail.md, Floods).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 import time
@@ -13,20 +28,26 @@ from datetime import datetime, timezone
 from sqlalchemy import Engine
 
 from pbem.mail.outbound import Transport, transport_from_config
-from pbem.mail.server import InboundServer
+from pbem.mail.server import Deferred, InboundServer
+from pbem.spool import spool_of
+from pbem.store.faults import StorageFault, storage_fault
 from pbem.store.unit_of_work import UnitOfWork
 
 from .deadlines import pass_deadlines
 from .fairness import FairScheduler, Gate, Job, sender_key
-from .flood import Admission, Admissions, backlog, job_for, set_aside
+from .flood import Admission, Admissions, backlog, jobs_for, job_for, set_aside
 from .inbound import accept, process
 from .outbound import flush_outbox
 from .projector import damaged_games
 from .reminders import send_reminders
 from .settings import Settings
+from .spooled import take_spooled
 
 log = logging.getLogger("pbem.serve")
 
+#: The answers to a message that cannot be stored now (RFC 5321 4.2.2 and 4.5.3.1.10; RFC 3463 X.3.1, X.3.0).
+NO_SPACE = "452 4.3.1 Insufficient system storage, please retry later"
+CANNOT_WRITE = "451 4.3.0 Local error in processing: the mail store cannot be written, please retry later"
 #: Letters taken from the outbox at a time.
 OUTBOX_BATCH = 50
 
@@ -53,6 +74,7 @@ class PostOffice:
         clock: Callable[[], datetime] = utc_now,
         outbox_every: float = 1.0,
         deadlines_every: float = 30.0,
+        retry_every: float = 5.0,
         workers: int = 4,
     ) -> None:
         self.db = db
@@ -63,6 +85,7 @@ class PostOffice:
         self.clock = clock
         self.outbox_every = outbox_every
         self.deadlines_every = deadlines_every
+        self.retry_every = retry_every
         self.inbound = InboundServer(
             self._accept, host=settings.listen_host, port=settings.listen_port, protocol=settings.protocol
         )
@@ -75,6 +98,14 @@ class PostOffice:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._flushing = asyncio.Lock()
         self._answering: set[asyncio.Task] = set()  # urgent letters on their way (PostOffice._answer)
+        # stored, not handled for a storage fault: handled again in id order, and new mail waits behind them
+        self._waiting: dict[int, Job] = {}
+        self._backlog_unread = False  # the start-up backlog could not even be read: read it on the next retry
+        self._fault: str | None = None  # the storage fault last logged, until the database takes writes again
+        # What `pbem ingest` spools while this server runs (SQLite only; pbem/spool.py), looked at this often.
+        self.spool = spool_of(settings.db_url)
+        self.spool_every = 0.2
+        self._held = contextlib.ExitStack()
 
     @property
     def port(self) -> int:
@@ -112,7 +143,16 @@ class PostOffice:
             self.gate.hold()  # released once its answer is out, or now if nothing is queued
         queued = False
         try:
-            inbox_id, new = accept(self.db, raw, mail_from, rcpt_tos, self.clock())
+            try:
+                inbox_id, new = accept(self.db, raw, mail_from, rcpt_tos, self.clock())
+            except Exception as exc:
+                fault = storage_fault(exc, self.db)
+                if fault is None:
+                    raise
+                self._trouble(fault)
+                raise Deferred(NO_SPACE if fault.kind == "full" else CANNOT_WRITE, str(fault)) from exc
+            if self._fault is not None and not self._waiting:
+                self._recovered()
             if new and self._loop is not None:
                 self.admissions.record(key, steady, admission.set_aside)
                 self._spawn(job_for(key, inbox_id, admission, held=admission.urgent))
@@ -121,26 +161,42 @@ class PostOffice:
             if admission.urgent and not queued:
                 self.gate.release()
 
+    def _trouble(self, fault: StorageFault) -> None:
+        """Log a storage fault once, not once per message or per second."""
+        if self._fault != str(fault):
+            self._fault = str(fault)
+            log.error("%s; mail is answered 4xx and kept by the sender, what is stored waits and is handled "
+                      "when the database takes writes again", fault)
+
+    def _recovered(self) -> None:
+        if self._fault is not None:
+            self._fault = None
+            log.info("the database takes writes again")
+
     def _spawn(self, job: Job) -> None:
         self.scheduler.submit(job)
+
+    def _queue(self, job: Job) -> None:
+        """Queue a message stored by other hands than the SMTP server's (the backlog, the spool)."""
+        if job.urgent:
+            self.gate.hold()
+        self._spawn(replace(job, held=job.urgent))
 
     async def _handle(self, jobs: list[Job]) -> None:
         """One turn: a message read (or a run of one sender's messages set aside), and its letters sent.
 
         An urgent message's letters go out in a task of their own, so its sender's next message and the
         worker need not wait for the delivery; bulk mail waits for its own letters before its next turn.
+        While messages wait for the disk (a storage fault), these go behind them, so a game's mail keeps
+        its order.
         """
         first = jobs[0]
         try:
             if not first.urgent:
                 await self.gate.let_urgent_pass()
-            if first.set_aside:
-                await asyncio.to_thread(set_aside, self.db, self.settings, self.admissions, jobs, self.clock())
-            else:
-                try:
-                    await asyncio.to_thread(process, self.db, self.settings, first.item, self.clock())
-                except Exception:
-                    log.exception("processing inbox message %s failed; it is kept as failed", first.item)
+            if self._waiting or not await self._handle_now(jobs):
+                self._waiting.update((job.item, replace(job, held=False)) for job in jobs)
+                return
             self._wake.set()
             if first.urgent:
                 task = asyncio.get_running_loop().create_task(self._answer([j for j in jobs if j.held]))
@@ -148,25 +204,86 @@ class PostOffice:
                 task.add_done_callback(self._answering.discard)
                 jobs = []  # the task releases their holds
             else:
-                try:
-                    while await self.flush() >= OUTBOX_BATCH:  # bulk mail waits for its own letters to go out
-                        pass
-                except Exception:
-                    log.exception("outbox flush failed")
+                while await self._flush_now() >= OUTBOX_BATCH:  # bulk mail waits for its own letters to go out
+                    pass
         finally:
             for job in jobs:
                 if job.held:
                     self.gate.release()
 
+    async def _handle_now(self, jobs: list[Job]) -> bool:
+        """Read the message (or set the run aside); False when a storage fault left it waiting in the inbox."""
+        first = jobs[0]
+        try:
+            if first.set_aside:
+                await asyncio.to_thread(set_aside, self.db, self.settings, self.admissions, jobs, self.clock())
+            else:
+                await asyncio.to_thread(process, self.db, self.settings, first.item, self.clock())
+        except Exception as exc:
+            fault = exc if isinstance(exc, StorageFault) else storage_fault(exc, self.db)
+            if fault is not None:
+                self._trouble(fault)
+                return False
+            if first.set_aside:  # still 'received': the next start takes them up again
+                log.exception("setting aside inbox messages %s failed", [j.item for j in jobs])
+            else:
+                log.exception("processing inbox message %s failed; it is kept as failed (`pbem queue` lists it, "
+                              "`pbem queue retry in:%s` handles it again)", first.item, first.item)
+        return True
+
     async def _answer(self, held: list[Job]) -> None:
         """Send what an urgent message's turn wrote, then let bulk work go on."""
         try:
-            await self.flush()  # its answer goes out now, not at the next tick
-        except Exception:
-            log.exception("outbox flush failed")
+            await self._flush_now()  # its answer goes out now, not at the next tick
         finally:
             for _ in held:
                 self.gate.release()
+
+    async def _flush_now(self) -> int:
+        """`flush`, a failure logged (a storage fault once) rather than raised."""
+        try:
+            return await self.flush()
+        except Exception as exc:
+            fault = storage_fault(exc, self.db)
+            if fault is None:
+                log.exception("outbox flush failed")
+            else:  # the letters stay in the outbox and go when the lease or their next attempt comes
+                self._trouble(fault)
+            return 0
+
+    async def _retry_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.retry_every)
+            try:
+                await self.retry_waiting()
+            except Exception:
+                log.exception("handling the waiting messages failed")
+
+    async def retry_waiting(self) -> None:
+        """Handle again, oldest first, the messages a storage fault left waiting; stop at the first that still cannot."""
+        if self._backlog_unread:
+            try:
+                jobs = await asyncio.to_thread(self._backlog)
+            except Exception as exc:
+                fault = storage_fault(exc, self.db)
+                if fault is None:
+                    raise
+                self._trouble(fault)
+                return
+            self._backlog_unread = False
+            self._waiting.update((job.item, job) for job in jobs)
+        if not self._waiting:
+            return
+        for item in sorted(self._waiting):
+            if not await self._handle_now([self._waiting[item]]):
+                return
+            del self._waiting[item]
+            self._wake.set()
+        self._recovered()
+
+    def _backlog(self) -> list[Job]:
+        """Every message stored and not handled, as a job decided as when it came (pbem.service.flood.backlog)."""
+        return backlog(self.db, self.admissions, self.clock(), time.monotonic())
 
     async def flush(self) -> int:
         """Deliver what is due; one flush at a time, so no letter goes out twice."""
@@ -178,8 +295,12 @@ class PostOffice:
         while True:
             try:
                 await self.flush()
-            except Exception:
-                log.exception("outbox flush failed")
+            except Exception as exc:
+                fault = storage_fault(exc, self.db)
+                if fault is None:
+                    log.exception("outbox flush failed")
+                else:  # the letters stay in the outbox and go when the lease or their next attempt comes
+                    self._trouble(fault)
             try:
                 await asyncio.wait_for(self._wake.wait(), self.outbox_every)
             except asyncio.TimeoutError:
@@ -193,27 +314,79 @@ class PostOffice:
                     self._wake.set()
                 if await asyncio.to_thread(send_reminders, self.db, self.settings, now=self.clock()):
                     self._wake.set()
-            except Exception:
-                log.exception("deadline check failed")
+            except Exception as exc:
+                fault = storage_fault(exc, self.db)
+                if fault is None:
+                    log.exception("deadline check failed")
+                else:  # nothing was recorded; the next round passes the deadline
+                    self._trouble(fault)
             await asyncio.sleep(self.deadlines_every)
 
+    async def _take_spooled(self) -> list[int]:
+        """What `pbem ingest` spooled, into the inbox; the new messages' ids. A storage fault leaves them spooled."""
+        assert self.spool is not None
+        try:
+            return await asyncio.to_thread(take_spooled, self.db, self.spool, self.clock())
+        except Exception as exc:
+            fault = storage_fault(exc, self.db)
+            if fault is None:
+                log.exception("taking in spooled messages failed; they stay in %s", self.spool.folder)
+            else:
+                self._trouble(fault)
+            return []
+
+    async def _spool_loop(self) -> None:
+        """Take in what `pbem ingest` spooled, and queue each new message as one taken by SMTP."""
+        while True:
+            ids = await self._take_spooled()
+            if ids:
+                try:
+                    jobs = await asyncio.to_thread(jobs_for, self.db, self.admissions, ids, self.clock(), time.monotonic())
+                except Exception as exc:  # they are stored: the retry (or the next start) reads them
+                    fault = storage_fault(exc, self.db)
+                    if fault is None:
+                        log.exception("queueing spooled messages %s failed", ids)
+                    else:
+                        self._trouble(fault)
+                    self._backlog_unread = True
+                    jobs = []
+                for job in jobs:
+                    self._queue(job)
+            await asyncio.sleep(self.spool_every)
+
     async def start(self) -> None:
-        """Check every game, queue what a stopped server left stored and not handled (in fair turns like new
-        mail, so new mail from others is not kept behind it), then listen."""
+        """Queue what was stored and not handled (a crash, a storage fault), then listen and run the loops.
+
+        The backlog is handled in fair turns like new mail, so new mail from others is not kept behind it. A
+        storage fault met on the way does not stop the start: the server listens (and answers 4xx while the
+        fault lasts), and the messages left wait for the retry loop."""
         self._loop = asyncio.get_running_loop()
+        if self.spool is not None:
+            # Held before anything is taken in: from now on `pbem ingest` spools instead of doing the work itself.
+            self._held.enter_context(self.spool.held_by_server())
         for problem in await asyncio.to_thread(self._damaged):
             log.error("%s", problem)
-        waiting = await asyncio.to_thread(backlog, self.db, self.admissions, self.clock(), time.monotonic())
+        if self.spool is not None:  # into the inbox first, so the backlog below holds them too
+            await self._take_spooled()
+        try:
+            waiting = await asyncio.to_thread(self._backlog)
+        except Exception as exc:
+            fault = storage_fault(exc, self.db)
+            if fault is None:
+                raise
+            self._trouble(fault)
+            self._backlog_unread, waiting = True, []
         if waiting:
             log.info("%d stored messages not yet handled: queued", len(waiting))
         self.scheduler.start()
         for job in waiting:
-            if job.urgent:
-                self.gate.hold()
-            self._spawn(replace(job, held=job.urgent))
+            self._queue(job)
         self.inbound.start()
         loop = asyncio.get_running_loop()
-        self._tasks = [loop.create_task(self._outbox_loop()), loop.create_task(self._deadline_loop())]
+        self._tasks = [loop.create_task(self._outbox_loop()), loop.create_task(self._deadline_loop()),
+                       loop.create_task(self._retry_loop())]
+        if self.spool is not None:
+            self._tasks.append(loop.create_task(self._spool_loop()))
 
     def _damaged(self) -> list[str]:
         """Every game's whole chain, checked once at start: a damaged log is named, not served in silence."""
@@ -236,6 +409,7 @@ class PostOffice:
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._held.close()
 
 
 async def serve_forever(db: Engine, settings: Settings) -> None:

@@ -17,9 +17,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, bindparam, func, select
 from sqlalchemy.exc import IntegrityError
 
+from pbem.store.prepared import Prepared
 from pbem.store.schema import events as events_table
 
 GENESIS = "0" * 64
@@ -81,14 +82,13 @@ class RecordedEvent:
     superseded_by: int | None = None
 
 
+# One encoder for every canonical text: json.dumps with options builds a new
+# encoder on every call, a fifth of a batched append's time.
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
 def _dumps(value: Any) -> str:
-    return json.dumps(
-        value,
-        sort_keys=True,
-        separators=(",", ":"),
-        ensure_ascii=False,
-        allow_nan=False,
-    )
+    return _ENCODER.encode(value)
 
 
 def canonical_bytes(
@@ -123,18 +123,21 @@ def chain_hash(prev_hash: str, canonical: bytes) -> str:
 
 
 def _recorded(row) -> RecordedEvent:
+    """A RecordedEvent from a row of ``_COLUMNS``, a SQLAlchemy Row or the driver's plain tuple."""
+    (position, game_id, version, type_, schema_version, payload, meta, dedupe_key,
+     prev_hash, hash_, superseded_by) = row
     return RecordedEvent(
-        position=row.position,
-        game_id=row.game_id,
-        version=row.version,
-        type=row.type,
-        schema_version=row.schema_version,
-        payload=json.loads(row.payload),
-        metadata=json.loads(row.meta),
-        dedupe_key=row.dedupe_key,
-        prev_hash=row.prev_hash,
-        hash=row.hash,
-        superseded_by=row.superseded_by,
+        position=position,
+        game_id=game_id,
+        version=version,
+        type=type_,
+        schema_version=schema_version,
+        payload=json.loads(payload),
+        metadata=json.loads(meta),
+        dedupe_key=dedupe_key,
+        prev_hash=prev_hash,
+        hash=hash_,
+        superseded_by=superseded_by,
     )
 
 
@@ -153,6 +156,29 @@ _COLUMNS = (
 )
 
 
+# The append's statements, compiled once per dialect and run on the driver's
+# cursor (pbem/store/prepared.py): through SQLAlchemy's execution layer they
+# cost more than SQLite's own work (docs/performance.md).
+_HEAD = Prepared(
+    select(events_table.c.version, events_table.c.hash)
+    .where(events_table.c.game_id == bindparam("game_id"))
+    .order_by(events_table.c.version.desc())
+    .limit(1)
+)
+_DEDUPE = Prepared(select(events_table.c.game_id).where(events_table.c.dedupe_key == bindparam("key")))
+_INSERT_COLUMNS = ("game_id", "version", "type", "schema_version", "payload", "meta", "dedupe_key",
+                   "prev_hash", "hash")
+_INSERT = Prepared(events_table.insert().returning(events_table.c.position), _INSERT_COLUMNS)
+_GAME_LOG = (
+    select(*_COLUMNS)
+    .where(events_table.c.game_id == bindparam("game_id"))
+    .where(events_table.c.version > bindparam("after"))
+    .order_by(events_table.c.version)
+)
+_READ = Prepared(_GAME_LOG)
+_READ_UPTO = Prepared(_GAME_LOG.where(events_table.c.version <= bindparam("upto")))
+
+
 class EventStore:
     """The event log, on a connection whose transaction the caller owns."""
 
@@ -163,29 +189,20 @@ class EventStore:
 
     def head(self, game_id: str) -> tuple[int, str]:
         """``(version, hash)`` of the game's last event; ``(0, GENESIS)`` if none."""
-        row = self.conn.execute(
-            select(events_table.c.version, events_table.c.hash)
-            .where(events_table.c.game_id == game_id)
-            .order_by(events_table.c.version.desc())
-            .limit(1)
-        ).first()
+        row = _HEAD.run(self.conn, {"game_id": game_id}).fetchone()
         if row is None:
             return 0, GENESIS
-        return row.version, row.hash
+        return row[0], row[1]
 
     def read(
         self, game_id: str, after: int = 0, upto: int | None = None
     ) -> list[RecordedEvent]:
         """The game's events with ``after < version <= upto``, in version order."""
-        query = (
-            select(*_COLUMNS)
-            .where(events_table.c.game_id == game_id)
-            .where(events_table.c.version > after)
-            .order_by(events_table.c.version)
-        )
-        if upto is not None:
-            query = query.where(events_table.c.version <= upto)
-        return [_recorded(row) for row in self.conn.execute(query)]
+        if upto is None:
+            rows = _READ.run(self.conn, {"game_id": game_id, "after": after}).fetchall()
+        else:
+            rows = _READ_UPTO.run(self.conn, {"game_id": game_id, "after": after, "upto": upto}).fetchall()
+        return [_recorded(row) for row in rows]
 
     def read_all(
         self, after_position: int = 0, limit: int | None = None
@@ -229,90 +246,79 @@ class EventStore:
     ) -> list[RecordedEvent]:
         """Append ``events`` as versions ``expected_version + 1, ...``.
 
-        All or nothing: the batch runs inside a SAVEPOINT, so on either error
-        nothing of it remains and the caller's transaction is still usable
-        (e.g. to mark the inbox message as a duplicate).
+        All or nothing, and on either error below nothing of the batch remains
+        and the caller's transaction is still usable (e.g. to mark the inbox
+        message as a duplicate).
 
         Raises ``DuplicateDelivery`` if any event's dedupe key is already
-        recorded (checked first: a re-delivered message is a duplicate even if
-        the game moved on), ``ConcurrencyError`` if the game's head is not
+        recorded (a re-delivered message is a duplicate even if the game moved
+        on), ``ConcurrencyError`` if the game's head is not
         ``expected_version``.
+
+        The common case costs one indexed read (the head) and one INSERT: the
+        unique index on the dedupe key finds a duplicate as the row goes in,
+        and the keys are looked up only when something is wrong. A SAVEPOINT
+        (two more statements) is taken only where a failed INSERT would leave
+        something behind: on PostgreSQL, where an error aborts the whole
+        transaction, and for a batch of several rows on SQLite, where a
+        failing statement undoes only itself (one row is all or nothing).
         """
         events = list(events)
         keys = [e.dedupe_key for e in events if e.dedupe_key is not None]
         if len(set(keys)) != len(keys):
             raise ValueError(f"the batch repeats a dedupe key: {keys!r}")
-        for key in keys:
-            owner = self._dedupe_owner(key)
-            if owner is not None:
-                raise DuplicateDelivery(key, owner)
 
         version, prev_hash = self.head(game_id)
         if version != expected_version:
+            self._raise_if_duplicate(keys)
             raise ConcurrencyError(game_id, expected_version, version)
         if not events:
             return []
 
-        rows = []
+        rows: list[dict] = []
+        prefix = '{"game_id":' + _dumps(game_id) + ',"metadata":'
         for event in events:
             if not isinstance(event, NewEvent):
                 raise TypeError(f"expected NewEvent, got {type(event).__name__}")
             version += 1
             payload_text = _dumps(event.payload)
             metadata_text = _dumps(event.metadata)
-            # Hash what will be read back (a tuple in a payload reads back
-            # as a list), so a re-derivation from stored rows always agrees.
-            payload = json.loads(payload_text)
-            metadata = json.loads(metadata_text)
-            digest = chain_hash(
-                prev_hash,
-                canonical_bytes(
-                    game_id, version, event.type, event.schema_version,
-                    payload, metadata,
-                ),
-            )
-            rows.append(
-                (
-                    {
-                        "game_id": game_id,
-                        "version": version,
-                        "type": event.type,
-                        "schema_version": event.schema_version,
-                        "payload": payload_text,
-                        "meta": metadata_text,
-                        "dedupe_key": event.dedupe_key,
-                        "prev_hash": prev_hash,
-                        "hash": digest,
-                    },
-                    payload,
-                    metadata,
-                )
-            )
+            # The canonical bytes spelled out from the texts just made: equal
+            # to canonical_bytes() of what will be read back (a tuple in a
+            # payload reads back as a list, and its text is already a list's).
+            canonical = (
+                prefix + metadata_text + ',"payload":' + payload_text
+                + ',"schema_version":' + str(int(event.schema_version))
+                + ',"type":' + _dumps(event.type) + ',"version":' + str(version) + "}"
+            ).encode("utf-8")
+            digest = chain_hash(prev_hash, canonical)
+            rows.append({
+                "game_id": game_id, "version": version, "type": event.type,
+                "schema_version": event.schema_version, "payload": payload_text,
+                "meta": metadata_text, "dedupe_key": event.dedupe_key,
+                "prev_hash": prev_hash, "hash": digest,
+            })
             prev_hash = digest
 
-        recorded = []
+        guarded = self.conn.dialect.name != "sqlite" or len(rows) > 1
+        integrity_error = self.conn.dialect.loaded_dbapi.IntegrityError
         try:
-            with self.conn.begin_nested():
-                for values, payload, metadata in rows:
-                    result = self.conn.execute(events_table.insert().values(**values))
-                    (position,) = result.inserted_primary_key
-                    recorded.append(
-                        RecordedEvent(
-                            position=position,
-                            game_id=game_id,
-                            version=values["version"],
-                            type=values["type"],
-                            schema_version=values["schema_version"],
-                            payload=payload,
-                            metadata=metadata,
-                            dedupe_key=values["dedupe_key"],
-                            prev_hash=values["prev_hash"],
-                            hash=values["hash"],
-                        )
-                    )
-        except IntegrityError as exc:
+            if guarded:
+                with self.conn.begin_nested():
+                    positions = _INSERT.first_of_each(self.conn, rows)
+            else:
+                positions = _INSERT.first_of_each(self.conn, rows)
+        except (IntegrityError, integrity_error) as exc:
             raise self._translate(exc, game_id, expected_version, keys) from exc
-        return recorded
+        return [
+            RecordedEvent(
+                position=position, game_id=game_id, version=row["version"], type=row["type"],
+                schema_version=row["schema_version"], payload=json.loads(row["payload"]),
+                metadata=json.loads(row["meta"]), dedupe_key=row["dedupe_key"],
+                prev_hash=row["prev_hash"], hash=row["hash"],
+            )
+            for row, position in zip(rows, positions)
+        ]
 
     def mark_superseded(
         self, game_id: str, after: int, upto: int, by_version: int
@@ -335,17 +341,19 @@ class EventStore:
 
     # -- internals -----------------------------------------------------------
 
+    def _raise_if_duplicate(self, keys: Iterable[str]) -> None:
+        for key in keys:
+            owner = self._dedupe_owner(key)
+            if owner is not None:
+                raise DuplicateDelivery(key, owner)
+
     def _dedupe_owner(self, dedupe_key: str) -> str | None:
-        row = self.conn.execute(
-            select(events_table.c.game_id).where(
-                events_table.c.dedupe_key == dedupe_key
-            )
-        ).first()
-        return None if row is None else row.game_id
+        row = _DEDUPE.run(self.conn, {"key": dedupe_key}).fetchone()
+        return None if row is None else row[0]
 
     def _translate(
         self,
-        exc: IntegrityError,
+        exc: Exception,
         game_id: str,
         expected_version: int,
         keys: Iterable[str],
@@ -356,8 +364,9 @@ class EventStore:
         constraint name (PostgreSQL) or the message (SQLite) says which one;
         failing that, look again now that the other transaction is visible.
         """
-        constraint = getattr(getattr(exc.orig, "diag", None), "constraint_name", None)
-        text = str(exc.orig)
+        error = getattr(exc, "orig", exc)  # SQLAlchemy's wrapper, or the driver's own error
+        constraint = getattr(getattr(error, "diag", None), "constraint_name", None)
+        text = str(error)
         if constraint == _DEDUPE_CONSTRAINT or "events.dedupe_key" in text:
             for key in keys:
                 owner = self._dedupe_owner(key)

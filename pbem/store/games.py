@@ -8,7 +8,7 @@ import secrets
 from datetime import datetime
 from typing import Any, Mapping
 
-from sqlalchemy import Connection, Row, select
+from sqlalchemy import Connection, Row, bindparam, select
 
 from pbem.store.schema import GAME_STATUSES, games, players
 
@@ -56,6 +56,15 @@ def normalize_email(email: str) -> str:
     return email.strip().lower()
 
 
+
+# The lookups every mail makes, built once: SQLAlchemy then reuses their
+# compiled form at once instead of building the statement and its cache key
+# on every call (docs/performance.md).
+_GAME = select(games).where(games.c.game_id == bindparam("game_id"))
+_PLAYER = select(players).where(players.c.id == bindparam("player_id"))
+_PLAYERS = select(players).where(players.c.game_id == bindparam("game_id")).order_by(players.c.id)
+
+
 class Games:
     def __init__(self, conn: Connection):
         self.conn = conn
@@ -95,7 +104,7 @@ class Games:
         return self.get(game_id)
 
     def get(self, game_id: str) -> Row | None:
-        return self.conn.execute(select(games).where(games.c.game_id == game_id)).first()
+        return self.conn.execute(_GAME, {"game_id": game_id}).first()
 
     def set_status(self, game_id: str, status: str) -> None:
         _check_status(status)
@@ -146,12 +155,7 @@ class Players:
         return result.inserted_primary_key[0]
 
     def list(self, game_id: str) -> list[Row]:  # noqa: A003
-        return [
-            row
-            for row in self.conn.execute(
-                select(players).where(players.c.game_id == game_id).order_by(players.c.id)
-            )
-        ]
+        return list(self.conn.execute(_PLAYERS, {"game_id": game_id}))
 
     def by_email(self, game_id: str, email: str) -> list[Row]:
         """Every player of the game with this address (one person may play
@@ -167,7 +171,7 @@ class Players:
         ]
 
     def by_id(self, player_id: int) -> Row | None:
-        return self.conn.execute(select(players).where(players.c.id == player_id)).first()
+        return self.conn.execute(_PLAYER, {"player_id": player_id}).first()
 
     def by_name(self, game_id: str, name: str) -> Row | None:
         return self.conn.execute(

@@ -64,6 +64,19 @@ class Inbox:
     def get(self, id: int) -> Row | None:  # noqa: A002
         return self.conn.execute(select(inbox).where(inbox.c.id == id)).first()
 
+    def take(self, id: int) -> Row | None:  # noqa: A002
+        """The message, locked until the transaction ends (PostgreSQL ``FOR UPDATE``; SQLite's BEGIN IMMEDIATE
+        already holds the write lock): two workers handling the same message one after the other, the second
+        sees it handled."""
+        query = select(inbox).where(inbox.c.id == id)
+        if self.conn.dialect.name == "postgresql":
+            query = query.with_for_update()
+        return self.conn.execute(query).first()
+
+    def note_waiting(self, id: int, reason: str) -> None:  # noqa: A002
+        """Record why a message not yet handled waits (`pbem queue` shows it); a message handled meanwhile is left."""
+        self.conn.execute(inbox.update().where(inbox.c.id == id).where(inbox.c.status == "received").values(error=reason))
+
     def by_message_id(self, message_id: str) -> Row | None:
         return self.conn.execute(
             select(inbox).where(inbox.c.message_id == message_id)

@@ -12,6 +12,10 @@ from pbem.store.schema import outbox
 DROPPED = "dropped by the operator"
 
 
+#: Built once (a letter is queued for every answer): see pbem/store/games.py.
+_ENQUEUE = outbox.insert()
+
+
 class Outbox:
     def __init__(self, conn: Connection):
         self.conn = conn
@@ -28,18 +32,19 @@ class Outbox:
     ) -> int:
         """Queue a fully rendered message for delivery now; returns its id."""
         result = self.conn.execute(
-            outbox.insert().values(
-                message_id=message_id,
-                game_id=game_id,
-                kind=kind,
-                recipient=recipient,
-                raw=bytes(raw),
-                created_at=now,
-                attempts=0,
-                next_attempt_at=now,
-                sent_at=None,
-                last_error=None,
-            )
+            _ENQUEUE,
+            {
+                "message_id": message_id,
+                "game_id": game_id,
+                "kind": kind,
+                "recipient": recipient,
+                "raw": bytes(raw),
+                "created_at": now,
+                "attempts": 0,
+                "next_attempt_at": now,
+                "sent_at": None,
+                "last_error": None,
+            },
         )
         return result.inserted_primary_key[0]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import smtplib
 import socket
@@ -91,7 +92,8 @@ def send_until_taken(port: int, message: EmailMessage, sender: str, to: str) -> 
 
 
 def rows(db_file: Path, query: str) -> list[tuple]:
-    with sqlite3.connect(f"file:{db_file}?mode=ro", uri=True, timeout=30) as conn:
+    # closed here, not when the collector finds it: an open file keeps a file system from being remounted
+    with contextlib.closing(sqlite3.connect(f"file:{db_file}?mode=ro", uri=True, timeout=30)) as conn:
         return conn.execute(query).fetchall()
 
 

@@ -7,6 +7,8 @@ import email
 import email.policy
 import mailbox
 import socket
+import subprocess
+import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -186,6 +188,30 @@ def test_maildir_write_failure_is_temporary(tmp_path, raw_prompt):
     with pytest.raises(DeliveryError) as info:
         asyncio.run(MaildirDelivery(blocker).deliver(SENDER, ["zoe@example.fr"], raw_prompt))
     assert info.value.temporary is True
+
+
+#: A child process whose files cannot grow past 20,000 bytes writes one letter larger than that: the write fails
+#: (EFBIG, as ENOSPC on a full disk) and the delivery must say "try again" and leave no half letter in tmp/.
+_TOO_BIG_FOR_THE_DISK = """
+import asyncio, resource, signal, sys
+from pathlib import Path
+from pbem.mail.outbound import DeliveryError, MaildirDelivery
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
+raw = b"Message-ID: <big@example.org>\\r\\n\\r\\n" + b"x" * 50_000
+try:
+    asyncio.run(MaildirDelivery(Path(sys.argv[1])).deliver("s@example.org", ["zoe@example.fr"], raw))
+except DeliveryError as error:
+    print("temporary" if error.temporary else "permanent", error)
+"""
+
+
+def test_a_letter_the_disk_cannot_hold_leaves_no_draft_and_is_tried_again(tmp_path):
+    done = subprocess.run([sys.executable, "-c", _TOO_BIG_FOR_THE_DISK, str(tmp_path)], capture_output=True,
+                          text=True, timeout=60)
+    assert done.stdout.startswith("temporary"), done.stdout + done.stderr
+    folder = MaildirDelivery(tmp_path).folder("zoe@example.fr")
+    assert list((folder / "tmp").iterdir()) == [] and list((folder / "new").iterdir()) == []
 
 
 def test_memory_transport():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import email
 import email.policy
 import email.utils
@@ -10,6 +11,7 @@ from datetime import datetime, timedelta, timezone
 import jinja2
 import pytest
 
+from pbem.mail import render as render_module
 from pbem.mail.inbound import parse_message
 from pbem.mail.order_text import ORDERS_BEGIN, ORDERS_END
 from pbem.mail.render import (
@@ -238,3 +240,37 @@ def test_make_message_id():
     assert a == make_message_id("seed-1", "civ.example.org")
     assert a != make_message_id("seed-2", "civ.example.org")
     assert a.endswith("@civ.example.org") and "<" not in a
+
+
+@pytest.mark.parametrize("kind, context", [("ack", ACK), ("prompt", PROMPT), ("notice", NOTICE)])
+@pytest.mark.parametrize("extra", [
+    {},
+    {"in_reply_to": None, "references": [], "extra_headers": {"X-Pbem-Game": "nile-1", "List-Id": "<nile-1.civ>"}},
+    {"reply_to": None, "auto_submitted": "auto-replied", "extra_headers": {"Auto-Submitted": "no"}},
+    {"references": [f"<pbem.{'%040d' % n}@civ.example.org>" for n in range(6)], "subject": (
+        "[nile-1] Setup, Nations and start areas: your orders, due Sat 03 Jan 00:00 UTC, and a few more words")},
+])
+def test_a_letter_written_out_directly_reads_back_as_the_mime_classes_write_it(renderer, kind, context, extra):
+    """The direct writer (plain ASCII headers) and the standard library's classes give the same letter."""
+    rendered = renderer.render(kind, context)
+    extra = dict(extra)
+    if "subject" in extra:
+        rendered = dataclasses.replace(rendered, subject=extra.pop("subject"))
+    kwargs = dict(sender="Advanced Civ <pbem@civ.example.org>", recipient="zoe@example.fr", rendered=rendered,
+                  message_id=make_message_id(f"nile-1/42/{kind}", "civ.example.org"), date=DATE,
+                  reply_to="pbem+nile-1.1.0123456789abcdef@civ.example.org", in_reply_to="CAF=abc@mail.gmail.com",
+                  references=["<pbem.1@civ.example.org>"], extra_headers=None, auto_submitted=None)
+    kwargs.update(extra)
+    direct = build_message(**kwargs)
+    composed = render_module._composed(**kwargs, picture=None)
+    assert render_module._header_fields(
+        kwargs["sender"], kwargs["recipient"], rendered.subject, DATE, kwargs["message_id"], kwargs["reply_to"],
+        kwargs["in_reply_to"], kwargs["references"], kwargs["extra_headers"], kwargs["auto_submitted"]) is not None
+    a, b = (email.message_from_bytes(raw, policy=email.policy.default) for raw in (direct, composed))
+    assert a.items() == b.items()
+    def parts(message):  # (the classes also write MIME-Version into the HTML part; RFC 2045 asks it at the top only)
+        return [(p.get_content_type(), [(k, v) for k, v in p.items() if p is message or k != "MIME-Version"],
+                 None if p.is_multipart() else p.get_content()) for p in message.walk()]
+
+    assert parts(a) == parts(b) and len(parts(a)) == 3
+    assert all(len(line) <= 78 for line in direct.split(b"\r\n"))

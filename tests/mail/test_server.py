@@ -12,7 +12,7 @@ import aiosmtplib
 import pytest
 
 from pbem.mail.inbound import parse_message
-from pbem.mail.server import InboundServer
+from pbem.mail.server import Deferred, InboundServer
 
 
 def orders_message(body: str = "MOVE 2 FROM Memphis TO Thebes\n", msgid: str = "<o1@example.org>") -> EmailMessage:
@@ -92,6 +92,42 @@ def test_451_when_accept_raises_and_the_retry_is_stored_once(store):
         assert len(store.rows) == 1
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize("protocol", ["smtp", "lmtp"])
+def test_a_deferral_is_answered_with_its_own_4xx_and_the_retry_is_taken(protocol):
+    full = [True]
+    rows: list[bytes] = []
+
+    def accept(raw: bytes, mail_from: str, rcpt_tos: list[str]) -> None:
+        if full[0]:
+            raise Deferred("452 4.3.1 Insufficient system storage, please retry later", "the disk is full")
+        rows.append(raw)
+
+    server = InboundServer(accept, port=0, protocol=protocol)
+    server.start()
+    try:
+        if protocol == "lmtp":
+            replies = lmtp_exchange(server.port, ["a@x.org", "b@x.org"], orders_message().as_bytes())
+            assert replies == [(452, b"4.3.1 Insufficient system storage, please retry later")] * 2
+        else:
+            with smtplib.SMTP("127.0.0.1", server.port) as client:
+                with pytest.raises(smtplib.SMTPDataError) as info:
+                    client.send_message(orders_message(), from_addr="alice@example.org", to_addrs=["p@civ.example.org"])
+            assert (info.value.smtp_code, info.value.smtp_error) == (452, b"4.3.1 Insufficient system storage, please retry later")
+        assert rows == []
+        full[0] = False
+        client_class = smtplib.LMTP if protocol == "lmtp" else smtplib.SMTP
+        with client_class("127.0.0.1", server.port) as client:
+            assert client.sendmail("alice@example.org", ["p@civ.example.org"], orders_message().as_bytes()) == {}
+        assert len(rows) == 1
+    finally:
+        server.stop()
+
+
+def test_a_deferral_must_be_a_4xx():
+    with pytest.raises(ValueError):
+        Deferred("550 5.0.0 no", "a refusal is not a deferral")
 
 
 def test_no_250_before_accept_returns():

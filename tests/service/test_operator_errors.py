@@ -89,7 +89,7 @@ def test_a_corrupt_database_file_is_named_not_dumped(tmp_path):
 def test_a_full_disk_writes_nothing_and_says_so(tmp_path):
     done = pbem("--db", f"sqlite:///{tmp_path / 'full.sqlite'}", "game", "create", "g1", *PLAYERS, cwd=tmp_path,
                 limit_file_size=60_000)
-    one_line(done, "disk is full or failing")
+    one_line(done, "full.sqlite is full or failing", "free some space")
 
 
 def test_submit_beyond_the_message_size_limit_is_refused_like_ingest(tmp_path, made):

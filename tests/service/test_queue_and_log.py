@@ -46,6 +46,7 @@ def test_queue_lists_waiting_mail_and_retries_or_drops_one(tmp_path):
     engine.dispose()
     listed = pbem("--db", url, "queue", cwd=tmp_path).stdout.decode()
     assert f"in:{number}" in listed and "RuntimeError: a fault of the server" in listed
+    assert "`pbem queue retry in:<id>` once its cause is fixed" in listed  # it waits for the operator, and says so
     retried = pbem("--db", url, "queue", "retry", f"in:{number}", cwd=tmp_path).stdout.decode()
     assert retried.startswith(f"in:{number}: rejected") or retried.startswith(f"in:{number}: done")
     assert f"in:{number}" not in pbem("--db", url, "queue", cwd=tmp_path).stdout.decode()

@@ -15,12 +15,11 @@ pile of its type; the calamities have a pile of their own, kept under number
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
 from typing import Any
 
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
-from pbem.rules.core.frozen import FrozenMap
+from pbem.rules.core.frozen import FrozenMap, replace
 from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.model import Ruleset
 from pbem.rules.ruleset.options import options_of

@@ -8,9 +8,9 @@ from the areas rather than stored twice.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
-from pbem.rules.core.frozen import FrozenMap
+from pbem.rules.core.frozen import FrozenMap, replace
 
 
 @dataclass(frozen=True)

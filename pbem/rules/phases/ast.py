@@ -25,7 +25,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from pbem.rules.board.commodities import (
@@ -43,6 +42,7 @@ from pbem.rules.board.stacks import (
 )
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
+from pbem.rules.core.frozen import replace
 from pbem.rules.core.phase import PhaseRules, phase_ended
 from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.options import options_of

@@ -13,12 +13,13 @@ converts from.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from pbem.rules.board.ranking import cities_in_stock, in_ast_order
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
+from pbem.rules.core.frozen import replace
 from pbem.rules.core.phase import PhaseRules, defaulted, phase_ended
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection

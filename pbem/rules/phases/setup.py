@@ -9,12 +9,12 @@ start areas. When the last player has placed, the first turn begins.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
-from pbem.rules.core.frozen import FrozenMap
+from pbem.rules.core.frozen import FrozenMap, replace
 from pbem.rules.core.phase import PhaseRules, defaulted
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import NotYourTurn, Rejection

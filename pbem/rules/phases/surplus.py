@@ -14,7 +14,6 @@ they stay disabled through the support check and recover after it.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from pbem.rules.board.ranking import in_ast_order
@@ -35,6 +34,7 @@ from pbem.rules.board.support import (
 )
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
+from pbem.rules.core.frozen import replace
 from pbem.rules.core.phase import PhaseRules, phase_ended
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection

@@ -16,13 +16,14 @@ never revolt (Q-SC6, Q-SC11).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from itertools import combinations, islice
 from typing import Any
 
 from pbem.rules.board.ranking import beneficiary_ranking, cities_in_stock, in_ast_order
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
+from pbem.rules.core.frozen import replace
 from pbem.rules.core.phase import PhaseRules, acting_nation, phase_ended
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection

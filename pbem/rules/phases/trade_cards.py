@@ -26,7 +26,7 @@ Under Small Cities every six towns count as a city here: N = cities + towns
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from pbem.rules.board.ranking import ast_rank
@@ -36,7 +36,7 @@ from pbem.rules.board.stacks import (
 )
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
-from pbem.rules.core.frozen import FrozenMap
+from pbem.rules.core.frozen import FrozenMap, replace
 from pbem.rules.core.phase import PhaseRules, acting_nation, defaulted, phase_ended
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import NotYourTurn, Rejection

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from pbem.rules.core.frozen import replace
 from pbem.rules.ruleset.model import (
     CITY_SITES,
     DISPUTABLE,

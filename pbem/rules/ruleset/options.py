@@ -201,9 +201,21 @@ def _typed(options: FrozenMap[str, str]) -> Options:
     return Options(**values, board=board)
 
 
+#: The last options map looked up and its typed options. Every state of a game shares one options map (updated
+#: copies take it as it is), and the rules ask for the options over a hundred thousand times in a replay: an
+#: identity check spares hashing and comparing the map each time. The map is immutable, so the pair stays true.
+_last: tuple[FrozenMap[str, str], Options] | None = None
+
+
 def options_of(state: GameState) -> Options:
     """The typed options of the game ``state`` belongs to (the recorded ones were validated at creation)."""
-    return _typed(state.options)
+    global _last
+    last = _last
+    if last is not None and last[0] is state.options:
+        return last[1]
+    typed = _typed(state.options)
+    _last = (state.options, typed)
+    return typed
 
 
 def typed_options(options: Mapping[str, str]) -> Options:

@@ -22,7 +22,17 @@ def ruleset_for_options(options: FrozenMap[str, str] | dict[str, str]) -> Rulese
     return _load(options.get("ruleset-data"), overrides)
 
 
+#: As `options_of`: the last typed options looked up and their ruleset, checked by identity.
+_last: tuple[object, Ruleset] | None = None
+
+
 def ruleset_of(state: GameState) -> Ruleset:
     """The ruleset of a game, from its typed options (checked when the game was created)."""
+    global _last
     options = options_of(state)
-    return _load(options.ruleset_data, options.board)
+    last = _last
+    if last is not None and last[0] is options:
+        return last[1]
+    ruleset = _load(options.ruleset_data, options.board)
+    _last = (options, ruleset)
+    return ruleset

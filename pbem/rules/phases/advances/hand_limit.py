@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from pbem.rules.board.commodities import (
@@ -14,6 +14,7 @@ from pbem.rules.board.commodities import (
 from pbem.rules.board.ranking import in_ast_order
 from pbem.rules.board.stacks import return_cards
 from pbem.rules.core.events import Event
+from pbem.rules.core.frozen import replace
 from pbem.rules.core.phase import acting_nation, defaulted
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection

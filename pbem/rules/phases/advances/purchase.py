@@ -7,7 +7,7 @@ and each purchase is made in A.S.T. order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from pbem.rules.board.commodities import (
@@ -21,6 +21,7 @@ from pbem.rules.board.commodities import (
 from pbem.rules.board.ranking import in_ast_order
 from pbem.rules.board.stacks import return_cards
 from pbem.rules.core.events import Event
+from pbem.rules.core.frozen import replace
 from pbem.rules.core.phase import acting_nation, defaulted
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection

@@ -16,12 +16,13 @@ and the roll, and is recorded in the event (NT-16): `verify` re-derives it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from pbem.rules.board.ranking import in_ast_order
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
+from pbem.rules.core.frozen import replace
 from pbem.rules.core.phase import acting_nation
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState

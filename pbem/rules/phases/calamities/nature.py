@@ -29,13 +29,14 @@ none, nothing happens.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from pbem.rules.board.losses import Assign, Loss
 from pbem.rules.board.ranking import in_ast_order
 from pbem.rules.board.support import cities_of
 from pbem.rules.core.events import Event
+from pbem.rules.core.frozen import replace
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState

@@ -26,17 +26,22 @@ Orders: ``REDUCE Sinai 3, Gaza 2`` names the towns that become tokens;
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from pbem.rules.board.support import cities_of, revolt_tokens_placed
 from pbem.rules.core.events import Event
-from pbem.rules.core.frozen import FrozenMap
+from pbem.rules.core.frozen import FrozenMap, replace
 from pbem.rules.core.phase import acting_nation
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
-from pbem.rules.phases.calamities.choosing import MAX_CHOICES, RESOLUTION, CalamityFamily, PickCities
+from pbem.rules.phases.calamities.choosing import (
+    MAX_CHOICES,
+    RESOLUTION,
+    CalamityFamily,
+    PickCities,
+)
 
 CITES = ("SC-10", "Q-SC12")
 TOWNS_PER_REDUCTION = 5

@@ -18,7 +18,6 @@ option `unplayable-phases=skip`, records ``CalamityNotPlayable`` and returns it.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from pbem.rules.board import losses as L
@@ -33,6 +32,7 @@ from pbem.rules.board.support import (
 )
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
+from pbem.rules.core.frozen import replace
 from pbem.rules.core.phase import PhaseRules, phase_ended
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection

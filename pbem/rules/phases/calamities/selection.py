@@ -14,13 +14,13 @@ and phase 9 draws them from the calamity pile one at a time.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from pbem.rules.board.ranking import in_ast_order
 from pbem.rules.board.stacks import return_cards
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
+from pbem.rules.core.frozen import replace
 from pbem.rules.core.phase import PhaseRules, phase_ended
 from pbem.rules.core.state import GameState
 from pbem.rules.phases.calamities.dice import apply_count, count_roll, tell_count

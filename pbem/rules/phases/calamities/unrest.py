@@ -9,7 +9,6 @@ at once, one REDUCE at a time.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from pbem.rules.board.ranking import in_ast_order
@@ -20,6 +19,7 @@ from pbem.rules.board.support import (
     support_shortfall,
 )
 from pbem.rules.core.events import Event
+from pbem.rules.core.frozen import replace
 from pbem.rules.core.state import GameState
 from pbem.rules.phases.calamities.choosing import (
     CalamityFamily,

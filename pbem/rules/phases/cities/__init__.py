@@ -23,7 +23,6 @@ in turn, in A.S.T.-ranking order, does all three steps (D-21):
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from pbem.rules.board.card_effects import card_effects
@@ -48,6 +47,7 @@ from pbem.rules.board.support import (
 )
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
+from pbem.rules.core.frozen import replace
 from pbem.rules.core.phase import PhaseRules, acting_nation, defaulted, phase_ended
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection

@@ -6,7 +6,7 @@ token in the area goes back to its owner's stock.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from pbem.rules.board.card_effects import card_effects
@@ -16,7 +16,7 @@ from pbem.rules.board.support import (
     tokens_to_stock,
 )
 from pbem.rules.core.events import Event
-from pbem.rules.core.frozen import FrozenMap
+from pbem.rules.core.frozen import FrozenMap, replace
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.options import options_of

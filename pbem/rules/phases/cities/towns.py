@@ -14,14 +14,14 @@ Q-SC14); no more than five towns stay in an area, and none beside a city
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from pbem.rules.board.card_effects import card_effects
 from pbem.rules.board.ranking import cities_in_stock
 from pbem.rules.board.support import sole_occupant
 from pbem.rules.core.events import Event
-from pbem.rules.core.frozen import FrozenMap
+from pbem.rules.core.frozen import FrozenMap, replace
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.rulebook import ruleset_of

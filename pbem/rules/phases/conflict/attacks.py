@@ -7,7 +7,7 @@ one place.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from pbem.rules.board.battle import (
@@ -23,6 +23,7 @@ from pbem.rules.board.battle import (
 )
 from pbem.rules.board.ranking import BARBARIANS, ast_rank
 from pbem.rules.core.events import Event
+from pbem.rules.core.frozen import replace
 from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.options import options_of
 from pbem.rules.ruleset.rulebook import ruleset_of

@@ -8,10 +8,10 @@ and/or tokens levied from the coastal area where it is built).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from pbem.rules.core.events import Event
+from pbem.rules.core.frozen import replace
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState

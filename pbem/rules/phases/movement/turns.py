@@ -7,10 +7,11 @@ tokens or ships on the board. What each has done is kept in ``state.filed``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from pbem.rules.board.ranking import census_order
+from pbem.rules.core.frozen import replace
 from pbem.rules.core.phase import acting_nation
 from pbem.rules.core.rejection import NotYourTurn, Rejection
 from pbem.rules.core.state import GameState

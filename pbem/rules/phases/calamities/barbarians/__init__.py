@@ -71,13 +71,13 @@ Readings where the fact sheet leaves room, and why:
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from pbem.rules.board.battle import area_limit
 from pbem.rules.board.ranking import BARBARIANS, beneficiary_ranking
 from pbem.rules.core.events import Event
-from pbem.rules.core.frozen import FrozenMap
+from pbem.rules.core.frozen import FrozenMap, replace
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState

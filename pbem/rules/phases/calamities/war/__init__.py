@@ -39,12 +39,13 @@ beneficiary's towns (SC-9).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from pbem.rules.board.ranking import beneficiary_ranking, cities_in_stock
 from pbem.rules.board.support import cities_of
 from pbem.rules.core.events import Event
+from pbem.rules.core.frozen import replace
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState

@@ -1,0 +1,269 @@
+"""The service at the limits issue 17 sets: inbound mail, `pbem ingest`'s start-up, replay, verify, a bot game.
+
+Run: .venv/bin/python bench/service.py [--rounds 5]   (`make bench` runs it after bench/store.py)
+
+Each figure is the median of ``--rounds`` rounds on the same machine, with a
+reference measured in the same run where one makes sense (an interpreter
+that does nothing, for start-up; the fold alone, for replay from the store).
+The 10,000-event game is played once, by greedy bots (8 players), into a
+SQLite file that is kept in ``--cache`` (default ``bench/.cache``) for the
+next run; delete it after changing the rules.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from datetime import datetime, timedelta, timezone
+from email.message import EmailMessage
+from pathlib import Path
+
+from pbem.audit.rederive import rederive
+from pbem.mail.tokens import reply_address
+from pbem.rules import engine as E
+from pbem.rules.engine import is_input
+from pbem.service.games import NewPlayer, create_game
+from pbem.service.inbound import ingest
+from pbem.service.projector import RECENT, readable, replay, to_event
+from pbem.service.settings import Settings
+from pbem.service.simulate import simulate
+from pbem.store.database import ensure_schema, make_engine
+from pbem.store.unit_of_work import UnitOfWork
+from pbem.store.verify import verify_chain
+
+NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
+#: The `pbem` command as installed (its launcher takes the fast path for `pbem ingest`).
+PBEM = str(Path(sys.executable).parent / "pbem")
+BIG_GAME_EVENTS = 10_000
+PEOPLE = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.org"), NewPlayer("Cy", "cy@example.org")]
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def _p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(0.99 * (len(ordered) - 1))))]
+
+
+# -- inbound mail -------------------------------------------------------------------------------
+
+
+def _mail_world(tmp: Path):
+    url = f"sqlite:///{tmp / f'mail{time.monotonic_ns()}.sqlite'}"
+    db = make_engine(url)
+    ensure_schema(db)
+    settings = replace(Settings(), db_url=url, maildir=tmp / "mail", board_pictures=False)
+    create_game(db, settings, "b1", PEOPLE, seed="bench", now=NOW)
+    with UnitOfWork(db) as uow:
+        key = bytes.fromhex(uow.games.get("b1").reply_secret)
+        players = {p.name: p.id for p in uow.players.list("b1")}
+    return db, settings, key, players
+
+
+def _ordinary(i: int, sender: NewPlayer, to: str) -> bytes:
+    """A player's ordinary mail: a reply to the server's letter with a press message or a question in it."""
+    mail = EmailMessage()
+    mail["From"] = f"{sender.name} <{sender.email}>"
+    mail["To"] = to
+    mail["Subject"] = "Re: [b1] your turn"
+    mail["Message-ID"] = f"<bench-{i}-{time.monotonic_ns()}@example.org>"
+    body = f"PRESS TO ALL: round {i}, who will trade Ochre?\n" if i % 2 else "HELP CARD Astronomy\n"
+    mail.set_content(body + "\n-- \n" + sender.name + "\n")
+    return mail.as_bytes()
+
+
+def inbound(tmp: Path, n: int) -> tuple[float, list[float]]:
+    """Messages per second through store -> authenticate -> read orders -> record -> acknowledge -> commit,
+    and each message's latency."""
+    db, settings, key, players = _mail_world(tmp)
+    messages = []
+    for i in range(n):
+        sender = PEOPLE[i % len(PEOPLE)]
+        to = reply_address(key, "b1", players[sender.name], settings.domain)
+        messages.append((_ordinary(i, sender, to), sender.email, to))
+    latencies = []
+    start = time.perf_counter()
+    for i, (raw, sender, to) in enumerate(messages):
+        began = time.perf_counter()
+        outcome = ingest(db, settings, raw, sender, [to], NOW + timedelta(seconds=i))
+        latencies.append(time.perf_counter() - began)
+        assert outcome.status == "done", outcome
+    took = time.perf_counter() - start
+    db.dispose()
+    return n / took, latencies
+
+
+# -- pbem ingest's start-up ------------------------------------------------------------------------
+
+
+def _wall(argv: list[str], stdin: bytes = b"", env: dict | None = None) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, input=stdin, capture_output=True, env=env, check=True)
+    return time.perf_counter() - start
+
+
+def _serve(env: dict, cwd: Path) -> subprocess.Popen:
+    """A real `pbem serve` on the database of ``env``, once it listens."""
+    proc = subprocess.Popen([PBEM, "serve", "--listen", "127.0.0.1:0"], env=env, cwd=cwd, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        if "listening for" in line:
+            return proc
+    raise SystemExit("pbem serve did not start: " + (proc.stderr.read() or ""))
+
+
+def ingest_start_up(tmp: Path) -> dict[str, float]:
+    """Wall time of `pbem ingest` of one ordinary mail with a server running (it spools) and without one (it
+    does the whole job); and of the interpreter doing nothing and of `pbem --help`, for reference."""
+    db, settings, key, players = _mail_world(tmp)
+    db.dispose()
+    to = reply_address(key, "b1", players["Ann"], settings.domain)
+    env = {**os.environ, "PBEM_DATABASE_URL": settings.db_url, "PBEM_MAILDIR": str(tmp / "mail"),
+           "PBEM_BOARD_PICTURES": "0"}
+    ingest_one = [PBEM, "ingest", "--from", "ann@example.org", "--to", to]
+    out = {
+        "python doing nothing": _wall([sys.executable, "-c", "pass"]),
+        "pbem --help": _wall([PBEM, "--help"], env=env),
+        "pbem ingest, no server (the whole job)": _wall(ingest_one, _ordinary(1, PEOPLE[0], to), env),
+    }
+    server = _serve(env, tmp)
+    try:
+        out["pbem ingest, a server running (spooled)"] = _wall(ingest_one, _ordinary(2, PEOPLE[0], to), env)
+    finally:
+        server.terminate()
+        server.wait(60)
+    return out
+
+
+# -- the long game: replay and verify --------------------------------------------------------------
+
+
+def big_game(cache: Path) -> tuple[str, str, str]:
+    """A bot game of at least 10,000 events (played once, then kept): its URL, id and secret seed."""
+    cache.mkdir(parents=True, exist_ok=True)
+    path = cache / "game-10k.sqlite"
+    url = f"sqlite:///{path}"
+    if not path.exists():
+        print(f"playing the {BIG_GAME_EVENTS}-event game once into {path} (8 greedy bots; a few minutes)", flush=True)
+        simulate(8, 200, "bench-10k", options={"last-turn": "200"}, miss=0.2, db_url=url, strategy="greedy")
+    db = make_engine(url)
+    with UnitOfWork(db) as uow:
+        game = uow.events.all_games()[0]
+        count = uow.events.count(game)
+        seed = uow.games.get(game).secret_seed
+    db.dispose()
+    if count < BIG_GAME_EVENTS:
+        raise SystemExit(f"{path} holds {count} events, fewer than {BIG_GAME_EVENTS}: delete it and run again")
+    return url, game, seed
+
+
+def _ten_thousand(recorded: list) -> int:
+    """The version the first 10,000 events end at, moved back to the end of a batch (a log cut where one
+    could have been): the events after it start with a player's or the clock's input."""
+    events = readable(recorded)
+    cut = min(BIG_GAME_EVENTS, len(events))
+    while cut < len(events) and not is_input(events[cut]):
+        cut -= 1
+    return cut
+
+
+def replay_and_verify(url: str, game: str, seed: str) -> dict[str, float]:
+    """Seconds to fold the game's first 10,000 events from zero (events in memory), to read and fold them from
+    the store with no snapshot or remembered state, and to verify them as `pbem verify` does (hash chain, then
+    re-derivation)."""
+    db = make_engine(url)
+    RECENT.forget()
+    with UnitOfWork(db) as uow:
+        upto = _ten_thousand(uow.events.read(game))
+    start = time.perf_counter()
+    with UnitOfWork(db) as uow:
+        recorded = uow.events.read(game, upto=upto)
+    events = readable(recorded)
+    read = time.perf_counter() - start
+    start = time.perf_counter()
+    E.fold(E.new_game(game), events)
+    fold = time.perf_counter() - start
+    start = time.perf_counter()
+    with UnitOfWork(db) as uow:
+        replay(game, uow.events.read(game, upto=upto))
+    from_store = time.perf_counter() - start
+    start = time.perf_counter()
+    with UnitOfWork(db) as uow:
+        recorded = uow.events.read(game, upto=upto)
+    assert verify_chain(recorded).ok
+    result = rederive(game, [to_event(r) for r in recorded], seed)
+    assert result.ok, result
+    verify = time.perf_counter() - start
+    db.dispose()
+    return {"events": len(events), "read": read, "fold": fold, "read and fold": from_store, "verify": verify}
+
+
+def _count(url: str, game: str) -> int:
+    db = make_engine(url)
+    with UnitOfWork(db) as uow:
+        count = uow.events.count(game)
+    db.dispose()
+    return count
+
+
+def verify_command(url: str, game: str) -> float:
+    """Wall time of the command itself, `pbem verify GAME`, start-up included, on the whole game (all its events)."""
+    return _wall([sys.executable, "-m", "pbem.cli", "--db", url, "verify", game])
+
+
+# -- a bot game ----------------------------------------------------------------------------------------
+
+
+def bot_game(tmp: Path) -> float:
+    """Seconds for 8 planner bots to play 20 turns through the service layer (SQLite, letters written)."""
+    url = f"sqlite:///{tmp / f'bots{time.monotonic_ns()}.sqlite'}"
+    start = time.perf_counter()
+    simulate(8, 20, "bench-bots", strategy="planner", db_url=url)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--mails", type=int, default=600)
+    parser.add_argument("--cache", type=Path, default=Path(__file__).parent / ".cache")
+    parser.add_argument("--skip-bot-game", action="store_true")
+    args = parser.parse_args()
+    url, game, seed = big_game(args.cache)
+    total = _count(url, game)
+    rates, latencies, starts, replays, verifies, bots = [], [], [], [], [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(args.rounds):
+            rate, lat = inbound(Path(tmp), args.mails)
+            rates.append(rate)
+            latencies.extend(lat)
+            starts.append(ingest_start_up(Path(tmp)))
+            replays.append(replay_and_verify(url, game, seed))
+            verifies.append(verify_command(url, game))
+        if not args.skip_bot_game:
+            bots = [bot_game(Path(tmp)) for _ in range(max(1, args.rounds // 2))]
+    print(f"inbound ordinary mail (SQLite, in process): median {_median(rates):.0f} mails/s; latency median "
+          f"{_median(latencies) * 1e3:.1f} ms, p99 {_p99(latencies) * 1e3:.1f} ms, max {max(latencies) * 1e3:.1f} ms "
+          f"({len(latencies)} mails)")
+    for key in starts[0]:
+        print(f"start-up, {key}: median {_median([s[key] for s in starts]) * 1e3:.0f} ms")
+    print(f"the {replays[0]['events']}-event game:")
+    for key in ("read", "fold", "read and fold", "verify"):
+        print(f"  {key}: median {_median([r[key] for r in replays]) * 1e3:.0f} ms")
+    print(f"  `pbem verify` as a command on the whole game ({total} events), start-up included: median "
+          f"{_median(verifies):.2f} s")
+    if bots:
+        print(f"8 planner bots, 20 turns, through the service layer: median {_median(bots):.1f} s ({len(bots)} games)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,71 @@
+"""Core statements compiled once per database dialect and run on the driver's cursor.
+
+The hot path of the store (an append: read the head, insert a row) ran two
+statements through SQLAlchemy's execution layer, and that layer (events,
+cache lookups, result objects) cost more than SQLite's own work and as much
+as the fsync of a commit (docs/performance.md). A ``Prepared`` statement is
+still written in SQLAlchemy Core and compiled by SQLAlchemy for whichever
+dialect the connection speaks, so SQLite and PostgreSQL share the code and the
+SQL; only the execution goes straight to the DBAPI cursor of the connection,
+inside the transaction SQLAlchemy manages. Errors are the driver's own
+(``dialect.loaded_dbapi.IntegrityError`` and so on), not SQLAlchemy's
+wrappers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import Connection
+from sqlalchemy.engine.interfaces import DBAPICursor, Dialect
+from sqlalchemy.sql.expression import Executable
+
+
+class Prepared:
+    """One statement; ``run(conn, params)`` executes it and returns the driver's cursor."""
+
+    def __init__(self, statement: Executable, column_keys: Sequence[str] | None = None) -> None:
+        self.statement = statement
+        self.column_keys = list(column_keys) if column_keys is not None else None
+        self._compiled: dict[str, tuple[str, tuple[str, ...] | None, dict[str, Any]]] = {}
+
+    def _compile(self, dialect: Dialect) -> tuple[str, tuple[str, ...] | None, dict[str, Any]]:
+        compiled = self.statement.compile(dialect=dialect, column_keys=self.column_keys)
+        fixed = {key: bind.value for key, bind in compiled.binds.items() if bind.value is not None}
+        order = tuple(compiled.positiontup) if compiled.positional else None
+        entry = (str(compiled), order, fixed)
+        self._compiled[dialect.name] = entry
+        return entry
+
+    def run(self, conn: Connection, params: Mapping[str, Any]) -> DBAPICursor:
+        """Execute once; the driver's cursor, to fetch from."""
+        sql, order, fixed, cursor = self._ready(conn)
+        cursor.execute(sql, self._arguments(params, order, fixed))
+        return cursor
+
+    def first_of_each(self, conn: Connection, rows: Sequence[Mapping[str, Any]]) -> list[Any]:
+        """Execute once per row on one cursor; the first column of the first row each returned.
+
+        For an INSERT ... RETURNING of several rows: the drivers' executemany
+        does not hand back what RETURNING returns.
+        """
+        sql, order, fixed, cursor = self._ready(conn)
+        out = []
+        for params in rows:
+            cursor.execute(sql, self._arguments(params, order, fixed))
+            out.append(cursor.fetchone()[0])
+        return out
+
+    def _ready(self, conn: Connection) -> tuple[str, tuple[str, ...] | None, dict[str, Any], DBAPICursor]:
+        dialect = conn.dialect
+        sql, order, fixed = self._compiled.get(dialect.name) or self._compile(dialect)
+        if not conn.in_transaction():
+            conn.begin()  # as SQLAlchemy's own autobegin would (on SQLite: BEGIN IMMEDIATE)
+        return sql, order, fixed, conn.connection.driver_connection.cursor()
+
+    @staticmethod
+    def _arguments(params: Mapping[str, Any], order: tuple[str, ...] | None, fixed: dict[str, Any]) -> Any:
+        if order is None:
+            return {**fixed, **params} if fixed else params
+        return tuple(params[key] if key in params else fixed[key] for key in order)

@@ -1,0 +1,74 @@
+"""A state this process remembers is used again only while the log still holds it (pbem/service/projector.py)."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import text
+
+from pbem.rules import engine as E
+from pbem.service.projector import RECENT, DamagedLog, load_checked, load_state, replay
+from pbem.service.simulate import simulate
+from pbem.store.database import make_engine
+from pbem.store.unit_of_work import UnitOfWork
+
+GAME = "sim-recent"
+
+
+def _game(tmp_path, name: str, seed: str = "recent"):
+    url = f"sqlite:///{tmp_path / name}"
+    simulate(3, 1, seed, db_url=url)
+    return make_engine(url)
+
+
+def _from_zero(db):
+    with UnitOfWork(db) as uow:
+        return replay(GAME, uow.events.read(GAME))
+
+
+def test_a_remembered_state_is_the_state_replayed_from_zero_and_spares_the_snapshot(tmp_path):
+    db = _game(tmp_path, "a.sqlite")
+    RECENT.forget()
+    with UnitOfWork(db) as uow:
+        first = load_checked(uow, GAME)
+    assert first == _from_zero(db)
+    with UnitOfWork(db) as uow:
+        # The snapshots and every event before the last are gone: a second load can only come from the
+        # remembered state (from the log, it would find a gap at version 1).
+        uow.connection.execute(text("DELETE FROM snapshots"))
+        uow.connection.execute(text("DELETE FROM events WHERE game_id = :g AND version < :v"),
+                               {"g": GAME, "v": first.version})
+        again = load_checked(uow, GAME)
+        assert again == first == load_state(uow, GAME)
+
+
+def test_another_log_under_the_same_game_id_is_not_served_from_memory(tmp_path):
+    one, other = _game(tmp_path, "one.sqlite", "recent"), _game(tmp_path, "other.sqlite", "other")
+    RECENT.forget()
+    with UnitOfWork(one) as uow:
+        state_one = load_checked(uow, GAME)
+    with UnitOfWork(other) as uow:
+        state_other = load_checked(uow, GAME)
+    assert state_other == _from_zero(other) != state_one
+
+
+def test_a_row_altered_after_it_was_remembered_is_found(tmp_path):
+    db = _game(tmp_path, "c.sqlite")
+    RECENT.forget()
+    with UnitOfWork(db) as uow:
+        state = load_checked(uow, GAME)
+        uow.connection.execute(text("UPDATE events SET payload = '{\"forged\": true}' WHERE game_id = :g AND version = :v"),
+                               {"g": GAME, "v": state.version})
+    with UnitOfWork(db) as uow, pytest.raises(DamagedLog, match=f"version {state.version}"):
+        load_checked(uow, GAME)
+
+
+def test_events_appended_by_someone_else_are_folded_on_top(tmp_path):
+    db = _game(tmp_path, "d.sqlite")
+    RECENT.forget()
+    with UnitOfWork(db) as uow:
+        before = load_checked(uow, GAME)
+    assert E.pending(before)  # the game waits for someone: another process's order would add events
+    with UnitOfWork(db) as uow:  # a remembered state older than the log: only the tail is folded
+        RECENT.remember(replay(GAME, uow.events.read(GAME, upto=before.version - 5)),
+                        uow.events.read(GAME, upto=before.version - 5)[-1].hash)
+        assert load_checked(uow, GAME) == before
