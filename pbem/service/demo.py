@@ -173,6 +173,7 @@ async def run_demo(out: Path, players: int = 3, turns: int = 0, echo: Callable[[
         maildir=out / "mail",
         listen_port=0,
         relay_url=None,
+        flood_limit=0,  # the bots answer at machine speed: more than any person, and meant to be read
     )
     db = make_engine(settings.db_url)
     ensure_schema(db)

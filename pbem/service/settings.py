@@ -50,6 +50,9 @@ class Settings:
     board_pictures: bool = True
     #: Seconds a sender holds the letters it took before another may take them (the outbox lease).
     outbox_lease: int = 300
+    #: Messages from one sender within ``flood_window`` seconds past which its mail is set aside (0: never).
+    flood_limit: int = 100
+    flood_window: int = 600
 
     @property
     def sender(self) -> str:
@@ -97,6 +100,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("outbox_lease", "mail", "outbox_lease", "PBEM_OUTBOX_LEASE", "int",
             "Seconds a sending worker holds the letters it took; a worker killed mid-delivery leaves them to "
             "the others after this long. Longer than any delivery takes.", low=1, high=86_400),
+    Setting("flood_limit", "mail", "flood_limit", "PBEM_FLOOD_LIMIT", "int",
+            "Messages from one sender within flood_window seconds past which `pbem serve` sets its mail aside: "
+            "kept, not acted on, the sender told once (docs/mail.md, Floods). 0: never.", high=1_000_000),
+    Setting("flood_window", "mail", "flood_window", "PBEM_FLOOD_WINDOW", "int",
+            "The seconds over which flood_limit counts a sender's messages.", low=1, high=7 * 86_400),
     Setting("listen_host", "listen", "host", "PBEM_LISTEN_HOST", "text",
             "Where `pbem serve` listens for mail (127.0.0.1 behind a local Postfix)."),
     Setting("listen_port", "listen", "port", "PBEM_LISTEN_PORT", "int",
