@@ -107,7 +107,7 @@ def set_aside(db: Engine, settings: Settings, admissions: Admissions, jobs: list
     def work(uow: UnitOfWork) -> list[tuple[str, str]]:
         marked = []
         for job in jobs:
-            row = uow.inbox.take(job.item)
+            row = uow.inbox.get(job.item, lock=True)
             if row is None or row.status != "received":
                 continue
             reason = admissions.reason(row.envelope_from)
