@@ -2,7 +2,7 @@
 
 A real server process (SQLite, Maildir delivery) takes order mails from a
 real SMTP client, as a relay would hand them over; a killer SIGKILLs it at
-seeded random moments and starts it again on the same port. The client does
+seeded moments that follow the mail (every 5 to 40 mails taken) and starts it again on the same port. The client does
 what an MTA does: a message not answered with 250 is sent again, with the
 same Message-ID, until it is. Each mail is a press order (PRESS TO ALL),
 state-changing and unique, so "applied twice" shows in the log. When the
@@ -70,7 +70,10 @@ def test_kill_9_while_order_mails_arrive_loses_and_repeats_nothing(tmp_path):
     create_game(db, settings, "g1", PLAYERS, seed="hostile", now=utc_now())
     db.dispose()
     env = {**os.environ, "PBEM_DATABASE_URL": url, "PBEM_MAILDIR": str(maildir), "PBEM_BOARD_PICTURES": "0",
-           "PBEM_OUTBOX_LEASE": "2", "PBEM_DEADLINE_HOURS": "1000"}
+           "PBEM_OUTBOX_LEASE": "2", "PBEM_DEADLINE_HOURS": "1000",
+           # Hundreds of orders a minute from three players, on purpose: the flood limit (make hostile-flood
+           # tests it) would set most of them aside.
+           "PBEM_FLOOD_LIMIT": "0"}
     server = Server(env, tmp_path)
     server.start()
     try:
@@ -89,14 +92,20 @@ def test_kill_9_while_order_mails_arrive_loses_and_repeats_nothing(tmp_path):
 
         sending = threading.Thread(target=send_all)
         sending.start()
+        # The kills follow the mail, not the clock: after every 5 to 40 mails taken (seeded), and a random
+        # moment of up to 0.3 s later, so they fall while a message is stored, handled or answered, and their
+        # number does not depend on how fast this machine is.
         rng = random.Random("kill -9")
         kills = 0
+        next_kill = rng.randint(5, 40)
         while sending.is_alive():
-            sending.join(rng.uniform(0.05, 1.5))
-            if sending.is_alive():
+            sending.join(0.01)
+            if sending.is_alive() and len(tries) >= next_kill:
+                time.sleep(rng.uniform(0, 0.3))
                 server.kill()
                 kills += 1
                 server.start()
+                next_kill = len(tries) + rng.randint(5, 40)
         wait_until_settled(lambda query: rows(db_file, query)[0][0])
     finally:
         server.stop()

@@ -64,7 +64,10 @@ def test_relay_down_and_kill_9_mid_delivery_deliver_every_letter(tmp_path):
     create_game(db, settings, "g1", PLAYERS, seed="relay", now=utc_now())
     db.dispose()
     env = {**os.environ, "PBEM_DATABASE_URL": url, "PBEM_SMTP_RELAY": f"smtp://127.0.0.1:{relay.port}",
-           "PBEM_BOARD_PICTURES": "0", "PBEM_OUTBOX_LEASE": "2", "PBEM_DEADLINE_HOURS": "1000"}
+           "PBEM_BOARD_PICTURES": "0", "PBEM_OUTBOX_LEASE": "2", "PBEM_DEADLINE_HOURS": "1000",
+           # Hundreds of orders a minute from three players, on purpose: the flood limit (make hostile-flood
+           # tests it) would set most of them aside.
+           "PBEM_FLOOD_LIMIT": "0"}
     server = Server(env, tmp_path)
     server.start()
     kills = 0
