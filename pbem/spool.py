@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-__all__ = ["Spool", "Spooled", "spool_of"]
+__all__ = ["Spool", "Spooled", "spool_of", "sync_folder"]
 
 
 def spool_of(db_url: str) -> Spool | None:
@@ -155,7 +155,7 @@ class Spool:
             out.write(envelope + b"\n" + raw)
             _flush(out)
         os.rename(draft, final)
-        _flush_folder(self.folder / "new")
+        sync_folder(self.folder / "new")
         return final
 
     def _make(self) -> None:
@@ -168,7 +168,8 @@ def _flush(out: IO[bytes]) -> None:
     os.fsync(out.fileno())
 
 
-def _flush_folder(folder: Path) -> None:
+def sync_folder(folder: Path) -> None:
+    """Make a rename into a folder durable (POSIX: fsync the folder itself); the Maildir transport uses it too."""
     fd = os.open(folder, os.O_RDONLY)
     try:
         os.fsync(fd)

@@ -29,7 +29,7 @@ PACKAGES: dict[str, set[str]] = {
     "pbem.picture": {"pbem.rules"},
     "pbem.orders": {"pbem.rules"},
     "pbem.store": {"pbem.rules", "pbem.shipped"},
-    "pbem.mail": {"pbem.rules", "pbem.orders", "pbem.shipped"},
+    "pbem.mail": {"pbem.rules", "pbem.orders", "pbem.shipped", "pbem.spool"},
     "pbem.audit": {"pbem.rules", "pbem.store"},
     "pbem.service": {"pbem.rules", "pbem.orders", "pbem.store", "pbem.mail", "pbem.audit", "pbem.picture", "pbem.spool"},
     "pbem.cli": {

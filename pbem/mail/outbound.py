@@ -21,6 +21,8 @@ from urllib.parse import unquote, urlsplit
 
 import aiosmtplib
 
+from pbem.spool import sync_folder
+
 __all__ = [
     "DeliveryError",
     "MaildirDelivery",
@@ -161,13 +163,6 @@ def _holds(folder: Path, letter: str) -> bool:
     return any(mark in entry.name for sub in ("new", "cur") for entry in os.scandir(folder / sub))
 
 
-def _sync_directory(path: Path) -> None:
-    """Make a rename into the directory durable (POSIX: fsync the directory itself)."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 class MaildirDelivery:
@@ -216,7 +211,7 @@ class MaildirDelivery:
                 raise
             # time first, so that names sort in the order letters arrived, as Maildir readers expect
             os.replace(draft, folder / "new" / f"{time.time_ns()}.{letter}.pbem")
-            _sync_directory(folder / "new")
+            sync_folder(folder / "new")
 
     async def deliver(self, sender: str, recipients: list[str], raw: bytes) -> None:
         if not recipients:

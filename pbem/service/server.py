@@ -259,16 +259,23 @@ class PostOffice:
             except Exception:
                 log.exception("handling the waiting messages failed")
 
+    async def _read_backlog(self):
+        """The stored messages not yet handled, as jobs; None when a storage fault keeps them from being read
+        (logged once)."""
+        try:
+            return await asyncio.to_thread(self._backlog)
+        except Exception as exc:
+            fault = storage_fault(exc, self.db)
+            if fault is None:
+                raise
+            self._trouble(fault)
+            return None
+
     async def retry_waiting(self) -> None:
         """Handle again, oldest first, the messages a storage fault left waiting; stop at the first that still cannot."""
         if self._backlog_unread:
-            try:
-                jobs = await asyncio.to_thread(self._backlog)
-            except Exception as exc:
-                fault = storage_fault(exc, self.db)
-                if fault is None:
-                    raise
-                self._trouble(fault)
+            jobs = await self._read_backlog()
+            if jobs is None:
                 return
             self._backlog_unread = False
             self._waiting.update((job.item, job) for job in jobs)
@@ -372,13 +379,8 @@ class PostOffice:
             log.error("%s", problem)
         if self.spool is not None:  # into the inbox first, so the backlog below holds them too
             await self._take_spooled()
-        try:
-            waiting = await asyncio.to_thread(self._backlog)
-        except Exception as exc:
-            fault = storage_fault(exc, self.db)
-            if fault is None:
-                raise
-            self._trouble(fault)
+        waiting = await self._read_backlog()
+        if waiting is None:
             self._backlog_unread, waiting = True, []
         if waiting:
             log.info("%d stored messages not yet handled: queued", len(waiting))
