@@ -402,16 +402,20 @@ class Letters:
         ]
         playing = {reader[2] for reader in readers}  # an observer who took a seat reads his report as a player
         readers += [(f"{name} (observer)", "observer", a, game_address_) for name, a in watchers if a not in playing]
+        # Each event is told from the state it happened in: the same states for every reader, so folded once.
+        steps = []
+        state = before
+        for event in events:
+            steps.append((state, event))
+            # the events given skip what a rollback superseded: at the rollback the state is already its target's
+            state = restored(state, state, state.version + 1) if event.type == "RolledBack" else apply(state, event)
+        position = [f"{p.name} plays {p.nation}: " + _units_line(after, p.nation) for p in after.players if p.nation]
+        told: dict[str, list[dict]] = {}  # what happened as each viewer reads it (observers read alike)
         for label, viewer, recipient, reply_to in readers:
-            happened = []
-            state = before
-            for event in events:
-                text = describe_event(state, event, viewer)
-                if text:
-                    happened.append({"text": text, "cites": list(event.cites)})
-                # the events given skip what a rollback superseded: at the rollback the state is already its target's
-                state = restored(state, state, state.version + 1) if event.type == "RolledBack" else apply(state, event)
-            position = [f"{p.name} plays {p.nation}: " + _units_line(after, p.nation) for p in after.players if p.nation]
+            if viewer not in told:
+                told[viewer] = [{"text": text, "cites": list(event.cites)}
+                                for state, event in steps if (text := describe_event(state, event, viewer))]
+            happened = [dict(entry, cites=list(entry["cites"])) for entry in told[viewer]]
             span = self._common(since, chain_head)
             ended = next((e for e in events if e.type == "GameEnded"), None)
             span["result"] = f"{ended.data['winner']} wins" if ended is not None else ""
@@ -428,7 +432,7 @@ class Letters:
                     **span,
                     "player": label,
                     "happened": happened,
-                    "position": position,
+                    "position": list(position),
                 },
                 f"report:{before.phase}",
                 reply_to=reply_to,

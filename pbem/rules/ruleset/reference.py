@@ -11,6 +11,7 @@ Pure: reads a :class:`~pbem.rules.ruleset.Ruleset`, returns strings.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import textwrap
 from typing import Callable, Iterable, Mapping
@@ -31,9 +32,14 @@ __all__ = ["TOPICS", "describe", "describe_effect", "match_name"]
 WIDTH = 72
 
 
+@functools.lru_cache(maxsize=4096)
 def _norm(text: str) -> str:
     """Case-folded letters and digits, '&' read as 'and': 'Drama & Poetry' ->
-    'dramaandpoetry'."""
+    'dramaandpoetry'.
+
+    Remembered: every order names an area or a card, and each match
+    normalises every candidate name (a hundred areas) again.
+    """
     return re.sub(r"[^0-9a-z]", "", text.casefold().replace("&", "and"))
 
 
