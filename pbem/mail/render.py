@@ -82,14 +82,25 @@ class Renderer:
             keep_trailing_newline=False,
         )
         self.env.globals.update(orders_begin=ORDERS_BEGIN, orders_end=ORDERS_END)
+        #: The three templates of each kind, compiled at their first use and kept: jinja2's own cache would
+        #: look at each file's time of change on every letter (three stat calls a letter).
+        self._kinds: dict[str, tuple[jinja2.Template, jinja2.Template, jinja2.Template]] = {}
+
+    def _templates(self, kind: str) -> tuple[jinja2.Template, jinja2.Template, jinja2.Template]:
+        found = self._kinds.get(kind)
+        if found is None:
+            if not _KIND_RE.match(kind):
+                raise ValueError(f"invalid mail kind {kind!r}")
+            found = tuple(self.env.get_template(f"{kind}{suffix}") for suffix in (".subject.txt", ".txt", ".html"))
+            self._kinds[kind] = found  # type: ignore[assignment]
+        return found  # type: ignore[return-value]
 
     def render(self, kind: str, context: Mapping) -> RenderedMail:
-        if not _KIND_RE.match(kind):
-            raise ValueError(f"invalid mail kind {kind!r}")
+        subject_template, text_template, html_template = self._templates(kind)
         ctx = dict(context)
-        subject = self.env.get_template(f"{kind}.subject.txt").render(ctx)
-        text = self.env.get_template(f"{kind}.txt").render(ctx)
-        html = self.env.get_template(f"{kind}.html").render(ctx)
+        subject = subject_template.render(ctx)
+        text = text_template.render(ctx)
+        html = html_template.render(ctx)
         return RenderedMail(
             subject=" ".join(subject.split()),
             text=_tidy_text(text),
