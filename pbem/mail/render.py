@@ -80,10 +80,11 @@ class Renderer:
             trim_blocks=True,
             lstrip_blocks=True,
             keep_trailing_newline=False,
+            auto_reload=False,  # compiled once per process: a changed template is read at the next start
         )
         self.env.globals.update(orders_begin=ORDERS_BEGIN, orders_end=ORDERS_END)
-        #: The three templates of each kind, compiled at their first use and kept: jinja2's own cache would
-        #: look at each file's time of change on every letter (three stat calls a letter).
+        #: The three templates of each kind, compiled at their first use and kept: even without reloading,
+        #: jinja2 would look each one up again on every letter.
         self._kinds: dict[str, tuple[jinja2.Template, jinja2.Template, jinja2.Template]] = {}
 
     def _templates(self, kind: str) -> tuple[jinja2.Template, jinja2.Template, jinja2.Template]:
