@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pbem.mail.render import Picture, Renderer, build_message, make_message_id
@@ -74,8 +75,12 @@ ACK_MAX_NOTES = 8
 ACK_MAX_IGNORED = 4
 
 
+@lru_cache(maxsize=256)
 def _short_deadline(deadline: str | None) -> str:
-    """'2026-11-27 18:00 UTC' → 'Fri 27 Nov 18:00 UTC': short enough for a subject on a phone."""
+    """'2026-11-27 18:00 UTC' → 'Fri 27 Nov 18:00 UTC': short enough for a subject on a phone.
+
+    Remembered: the letters of one step show the same deadline, and reading the date is not cheap.
+    """
     if not deadline:
         return ""
     try:
