@@ -119,9 +119,13 @@ def make_message_id(seed: str, domain: str) -> str:
     return f"pbem.{digest}@{domain.lower()}"
 
 
+#: What a Message-ID may not hold: white space (as `str.isspace` tells it) and angle brackets.
+_NOT_IN_MESSAGE_ID = re.compile(r"[\s<>]")
+
+
 def _bracket(message_id: str) -> str:
     mid = message_id.strip().strip("<>").strip()
-    if not mid or any(c.isspace() for c in mid) or "<" in mid or ">" in mid:
+    if not mid or _NOT_IN_MESSAGE_ID.search(mid):
         raise ValueError(f"invalid message id {message_id!r}")
     return f"<{mid}>"
 
