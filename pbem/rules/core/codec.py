@@ -59,6 +59,16 @@ def _decode(value: Any) -> Any:
     return value
 
 
+def check_encodable(state: GameState) -> None:
+    """Raise TypeError exactly when `state_to_json` would, without writing the JSON.
+
+    What `_encode` returns holds only JSON's own types, with text keys, so
+    writing it cannot fail; checking a state after every step need not pay
+    for the text.
+    """
+    _encode(state)
+
+
 def state_to_json(state: GameState) -> str:
     return json.dumps(_encode(state), sort_keys=True, separators=(",", ":"))
 
