@@ -1,6 +1,6 @@
 """The service at the limits issue 17 sets: inbound mail, `pbem ingest`'s start-up, replay, verify, a bot game.
 
-Run: .venv/bin/python bench/service.py [--rounds 5]   (`make bench` runs it after bench/store.py)
+Run: .venv/bin/python bench/service.py [--rounds 5] [--only inbound,bot]   (`make bench` runs it after bench/store.py)
 
 Each figure is the median of ``--rounds`` rounds on the same machine, with a
 reference measured in the same run where one makes sense (an interpreter
@@ -8,12 +8,19 @@ that does nothing, for start-up; the fold alone, for replay from the store).
 The 10,000-event game is played once, by greedy bots (8 players), into a
 SQLite file that is kept in ``--cache`` (default ``bench/.cache``) for the
 next run; delete it after changing the rules.
+
+Inbound mail and the bot game wait for the disk at every commit (SQLite in
+WAL mode with ``synchronous=FULL``), so each round also times the same
+durable commit with the bare driver (one small row, ``BEGIN IMMEDIATE``):
+the floor that commit puts under them on this disk, whatever the code does.
+Both also report the CPU time they took, which the disk does not change.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -80,9 +87,28 @@ def _ordinary(i: int, sender: NewPlayer, to: str) -> bytes:
     return mail.as_bytes()
 
 
-def inbound(tmp: Path, n: int) -> tuple[float, list[float]]:
+def durable_commit(tmp: Path, n: int = 200) -> float:
+    """Median seconds of one durable commit of one small row with the bare driver, as pbem's store commits
+    (WAL, ``synchronous=FULL``, ``BEGIN IMMEDIATE``): the disk's floor under every unit of work."""
+    path = tmp / f"commit{time.monotonic_ns()}.sqlite"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = FULL")
+    conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB)")
+    times = []
+    for i in range(n):
+        start = time.perf_counter()
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("INSERT INTO t (body) VALUES (?)", (b"x" * 200,))
+        conn.execute("COMMIT")
+        times.append(time.perf_counter() - start)
+    conn.close()
+    return _median(times)
+
+
+def inbound(tmp: Path, n: int) -> tuple[float, list[float], float]:
     """Messages per second through store -> authenticate -> read orders -> record -> acknowledge -> commit,
-    and each message's latency."""
+    each message's latency, and the CPU seconds per message."""
     db, settings, key, players = _mail_world(tmp)
     messages = []
     for i in range(n):
@@ -90,15 +116,15 @@ def inbound(tmp: Path, n: int) -> tuple[float, list[float]]:
         to = reply_address(key, "b1", players[sender.name], settings.domain)
         messages.append((_ordinary(i, sender, to), sender.email, to))
     latencies = []
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for i, (raw, sender, to) in enumerate(messages):
         began = time.perf_counter()
         outcome = ingest(db, settings, raw, sender, [to], NOW + timedelta(seconds=i))
         latencies.append(time.perf_counter() - began)
         assert outcome.status == "done", outcome
-    took = time.perf_counter() - start
+    took, cpu = time.perf_counter() - start, time.process_time() - cpu
     db.dispose()
-    return n / took, latencies
+    return n / took, latencies, cpu / n
 
 
 # -- pbem ingest's start-up ------------------------------------------------------------------------
@@ -223,12 +249,17 @@ def verify_command(url: str, game: str) -> float:
 # -- a bot game ----------------------------------------------------------------------------------------
 
 
-def bot_game(tmp: Path) -> float:
-    """Seconds for 8 planner bots to play 20 turns through the service layer (SQLite, letters written)."""
+def bot_game(tmp: Path) -> tuple[float, float, int]:
+    """Seconds for 8 planner bots to play 20 turns through the service layer (SQLite, letters written), the CPU
+    seconds of it, and its durable commits (the game's creation, then one per order and per deadline passed)."""
     url = f"sqlite:///{tmp / f'bots{time.monotonic_ns()}.sqlite'}"
-    start = time.perf_counter()
-    simulate(8, 20, "bench-bots", strategy="planner", db_url=url)
-    return time.perf_counter() - start
+    start, cpu = time.perf_counter(), time.process_time()
+    summary = simulate(8, 20, "bench-bots", strategy="planner", db_url=url)
+    took, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return took, cpu, 1 + summary.orders_sent + summary.deadlines_missed + summary.deadlines_waited
+
+
+PARTS = ("inbound", "start-up", "replay", "bot")
 
 
 def main() -> None:
@@ -237,32 +268,53 @@ def main() -> None:
     parser.add_argument("--mails", type=int, default=600)
     parser.add_argument("--cache", type=Path, default=Path(__file__).parent / ".cache")
     parser.add_argument("--skip-bot-game", action="store_true")
+    parser.add_argument("--only", default=",".join(PARTS),
+                        help="the parts to run, of " + ", ".join(PARTS) + " (default: all); the bot game runs "
+                             "in every other round")
     args = parser.parse_args()
-    url, game, seed = big_game(args.cache)
-    total = _count(url, game)
-    rates, latencies, starts, replays, verifies, bots = [], [], [], [], [], []
+    parts = {p.strip() for p in args.only.split(",") if p.strip()}
+    if parts - set(PARTS):
+        parser.error(f"unknown part(s): {', '.join(sorted(parts - set(PARTS)))}; the parts are {', '.join(PARTS)}")
+    if args.skip_bot_game:
+        parts.discard("bot")
+    if "replay" in parts:
+        url, game, seed = big_game(args.cache)
+        total = _count(url, game)
+    rates, latencies, cpus, starts, replays, verifies, bots, commits = [], [], [], [], [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
-        for _ in range(args.rounds):
-            rate, lat = inbound(Path(tmp), args.mails)
-            rates.append(rate)
-            latencies.extend(lat)
-            starts.append(ingest_start_up(Path(tmp)))
-            replays.append(replay_and_verify(url, game, seed))
-            verifies.append(verify_command(url, game))
-        if not args.skip_bot_game:
-            bots = [bot_game(Path(tmp)) for _ in range(max(1, args.rounds // 2))]
-    print(f"inbound ordinary mail (SQLite, in process): median {_median(rates):.0f} mails/s; latency median "
-          f"{_median(latencies) * 1e3:.1f} ms, p99 {_p99(latencies) * 1e3:.1f} ms, max {max(latencies) * 1e3:.1f} ms "
-          f"({len(latencies)} mails)")
-    for key in starts[0]:
+        for round_ in range(args.rounds):
+            if parts & {"inbound", "bot"}:
+                commits.append(durable_commit(Path(tmp)))
+            if "inbound" in parts:
+                rate, lat, cpu = inbound(Path(tmp), args.mails)
+                rates.append(rate)
+                latencies.extend(lat)
+                cpus.append(cpu)
+            if "start-up" in parts:
+                starts.append(ingest_start_up(Path(tmp)))
+            if "replay" in parts:
+                replays.append(replay_and_verify(url, game, seed))
+                verifies.append(verify_command(url, game))
+            if "bot" in parts and (round_ % 2 == 0 or args.rounds == 1):
+                bots.append(bot_game(Path(tmp)))
+    if commits:
+        print(f"one durable commit with the bare driver (WAL, synchronous=FULL), the disk's floor: median "
+              f"{_median(commits) * 1e3:.2f} ms")
+    if rates:
+        print(f"inbound ordinary mail (SQLite, in process): median {_median(rates):.0f} mails/s; latency median "
+              f"{_median(latencies) * 1e3:.1f} ms, p99 {_p99(latencies) * 1e3:.1f} ms, max {max(latencies) * 1e3:.1f} ms "
+              f"({len(latencies)} mails); CPU median {_median(cpus) * 1e3:.2f} ms a mail; two durable commits a mail")
+    for key in (starts[0] if starts else ()):
         print(f"start-up, {key}: median {_median([s[key] for s in starts]) * 1e3:.0f} ms")
-    print(f"the {replays[0]['events']}-event game:")
-    for key in ("read", "fold", "read and fold", "verify"):
-        print(f"  {key}: median {_median([r[key] for r in replays]) * 1e3:.0f} ms")
-    print(f"  `pbem verify` as a command on the whole game ({total} events), start-up included: median "
-          f"{_median(verifies):.2f} s")
+    if replays:
+        print(f"the {replays[0]['events']}-event game:")
+        for key in ("read", "fold", "read and fold", "verify"):
+            print(f"  {key}: median {_median([r[key] for r in replays]) * 1e3:.0f} ms")
+        print(f"  `pbem verify` as a command on the whole game ({total} events), start-up included: median "
+              f"{_median(verifies):.2f} s")
     if bots:
-        print(f"8 planner bots, 20 turns, through the service layer: median {_median(bots):.1f} s ({len(bots)} games)")
+        print(f"8 planner bots, 20 turns, through the service layer: median {_median([b[0] for b in bots]):.1f} s "
+              f"({len(bots)} games); CPU median {_median([b[1] for b in bots]):.1f} s; {bots[0][2]} durable commits")
 
 
 if __name__ == "__main__":

@@ -80,16 +80,28 @@ class Renderer:
             trim_blocks=True,
             lstrip_blocks=True,
             keep_trailing_newline=False,
+            auto_reload=False,  # compiled once per process: a changed template is read at the next start
         )
         self.env.globals.update(orders_begin=ORDERS_BEGIN, orders_end=ORDERS_END)
+        #: The three templates of each kind, compiled at their first use and kept: even without reloading,
+        #: jinja2 would look each one up again on every letter.
+        self._kinds: dict[str, tuple[jinja2.Template, jinja2.Template, jinja2.Template]] = {}
+
+    def _templates(self, kind: str) -> tuple[jinja2.Template, jinja2.Template, jinja2.Template]:
+        found = self._kinds.get(kind)
+        if found is None:
+            if not _KIND_RE.match(kind):
+                raise ValueError(f"invalid mail kind {kind!r}")
+            found = tuple(self.env.get_template(f"{kind}{suffix}") for suffix in (".subject.txt", ".txt", ".html"))
+            self._kinds[kind] = found  # type: ignore[assignment]
+        return found  # type: ignore[return-value]
 
     def render(self, kind: str, context: Mapping) -> RenderedMail:
-        if not _KIND_RE.match(kind):
-            raise ValueError(f"invalid mail kind {kind!r}")
+        subject_template, text_template, html_template = self._templates(kind)
         ctx = dict(context)
-        subject = self.env.get_template(f"{kind}.subject.txt").render(ctx)
-        text = self.env.get_template(f"{kind}.txt").render(ctx)
-        html = self.env.get_template(f"{kind}.html").render(ctx)
+        subject = subject_template.render(ctx)
+        text = text_template.render(ctx)
+        html = html_template.render(ctx)
         return RenderedMail(
             subject=" ".join(subject.split()),
             text=_tidy_text(text),
@@ -107,9 +119,13 @@ def make_message_id(seed: str, domain: str) -> str:
     return f"pbem.{digest}@{domain.lower()}"
 
 
+#: What a Message-ID may not hold: white space (as `str.isspace` tells it) and angle brackets.
+_NOT_IN_MESSAGE_ID = re.compile(r"[\s<>]")
+
+
 def _bracket(message_id: str) -> str:
     mid = message_id.strip().strip("<>").strip()
-    if not mid or any(c.isspace() for c in mid) or "<" in mid or ">" in mid:
+    if not mid or _NOT_IN_MESSAGE_ID.search(mid):
         raise ValueError(f"invalid message id {message_id!r}")
     return f"<{mid}>"
 

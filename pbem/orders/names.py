@@ -31,10 +31,21 @@ def understand_name(text: str, candidates: Iterable[str], kind: str) -> tuple[st
         return match_name(text, names, kind=kind), None
     except LookupError as refusal:
         typed = _norm(text)
-        scored = sorted(
-            ((difflib.SequenceMatcher(None, typed, _norm(n)).ratio(), n) for n in names), reverse=True
-        )
+        scored = sorted(((ratio, n) for n in names if (ratio := _likeness(typed, _norm(n))) is not None), reverse=True)
         if scored and scored[0][0] >= ACCEPT_RATIO and (len(scored) == 1 or scored[1][0] < RUNNER_UP_BELOW):
             best = scored[0][1]
             return best, f"read {text!r} as {best}"
         raise refusal
+
+
+def _likeness(typed: str, name: str) -> float | None:
+    """How alike the two spellings are (difflib's ratio), or None when it is surely below RUNNER_UP_BELOW.
+
+    A name that far off can neither be read for the word nor stand in the
+    way of the one that is: the cheap upper bounds spare working out the
+    ratio for nearly every name (a misread area is compared with all of them).
+    """
+    matcher = difflib.SequenceMatcher(None, typed, name)
+    if matcher.real_quick_ratio() < RUNNER_UP_BELOW or matcher.quick_ratio() < RUNNER_UP_BELOW:
+        return None
+    return matcher.ratio()

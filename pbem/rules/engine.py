@@ -126,12 +126,32 @@ def new_game(game_id: str) -> GameState:
     return GameState(game_id=game_id)
 
 
+#: The prompts of the states asked about last, newest first, each checked by identity. Working out the prompts
+#: is the dearest question the engine answers (a purchase prompt prices every bundle of cards), and the service
+#: asks it of the same state up to nine times for one order (the deadline, kept orders, prompts, the
+#: acknowledgement, the bots): a state is immutable, so its prompts stay true. The tuple is replaced whole, never
+#: changed, so threads sharing it see either the old one or the new one.
+_RECENT_PENDING: tuple[tuple[GameState, dict[str, Prompt]], ...] = ()
+_RECENT_PENDING_SIZE = 4
+
+
 def pending(state: GameState) -> dict[str, Prompt]:
-    """Who must decide what now, keyed by lower-case nation (or player name before one is chosen)."""
+    """Who must decide what now, keyed by lower-case nation (or player name before one is chosen).
+
+    The caller gets its own dict (the prompts themselves are frozen).
+    """
+    global _RECENT_PENDING
+    recent = _RECENT_PENDING
+    for known, prompts in recent:
+        if known is state:
+            return dict(prompts)
     rules = PHASES.get(state.phase)
     if state.finished or rules is None or state.step == "ended":
-        return {}
-    return rules.pending(state)
+        prompts = {}
+    else:
+        prompts = dict(rules.pending(state))
+    _RECENT_PENDING = ((state, prompts), *recent[: _RECENT_PENDING_SIZE - 1])
+    return dict(prompts)
 
 
 def paused(state: GameState) -> bool:

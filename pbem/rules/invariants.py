@@ -6,7 +6,7 @@ the first game that breaks it.
 
 from __future__ import annotations
 
-from pbem.rules.core.codec import state_to_json
+from pbem.rules.core.codec import check_encodable
 from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.rulebook import ruleset_of
 
@@ -37,7 +37,7 @@ def broken_invariants(state: GameState) -> list[str]:
         if area.towns and state.phase != "conflict" and (area.city is not None or sum(area.towns.values()) > 5):
             problems.append(f"{area_name}: towns beside a city or more than 5 towns (SC-5)")
     try:  # a snapshot may be taken after any event: the state must always encode
-        state_to_json(state)
+        check_encodable(state)
     except TypeError as exc:
         problems.append(f"state cannot be snapshotted: {exc}")
     return problems

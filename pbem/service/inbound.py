@@ -19,6 +19,7 @@ import hmac
 import logging
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -93,7 +94,7 @@ def accept(db: Engine, raw: bytes, mail_from: str, rcpt_tos: list[str], now: dat
         earlier = uow.inbox.by_message_id(message_id)
         if earlier is not None and content_key(bytes(earlier.raw)) != content_key(raw):
             message_id = f"{message_id}#{content_key(raw)[:16]}"
-        return uow.inbox.store(raw, message_id, mail_from or "", list(rcpt_tos), now)
+        return uow.inbox.store(raw, message_id, mail_from or "", list(rcpt_tos), now, looked_up=earlier is None)
 
 
 @dataclass(frozen=True)
@@ -103,11 +104,12 @@ class Outcome:
     game: str | None = None
 
 
-def _game_of(mail: InboundMail, envelope_to: list[str], uow: UnitOfWork, settings: Settings) -> tuple[str | None, int | None, bool]:
-    """(game, player id from a valid token, whether a token was present but invalid)."""
+def _game_of(mail: InboundMail, envelope_to: list[str], uow: UnitOfWork, settings: Settings,
+             game_row: Callable[[str], Row | None]) -> tuple[str | None, int | None, bool]:
+    """(game, player id from a valid token, whether a token was present but invalid); ``game_row`` reads a game."""
 
     def key_for(game_id: str) -> bytes | None:
-        game = uow.games.get(game_id)
+        game = game_row(game_id)
         return bytes.fromhex(game.reply_secret) if game else None
 
     def generation_for(game_id: str, player_id: int) -> int:
@@ -119,12 +121,12 @@ def _game_of(mail: InboundMail, envelope_to: list[str], uow: UnitOfWork, setting
         if found:
             return found[0], found[1], False
         game_id = parse_game_address(address, settings.local_part)
-        if game_id and uow.games.get(game_id) is not None:
+        if game_id and game_row(game_id) is not None:
             local = address.split("@", 1)[0]
             forged = forged or local.count(".") >= 2  # a token was there and did not verify
             return game_id, None, forged
     match = _SUBJECT_GAME.search(mail.subject or "")
-    if match and uow.games.get(match.group(1).lower()) is not None:
+    if match and game_row(match.group(1).lower()) is not None:
         return match.group(1).lower(), None, False
     return None, None, False
 
@@ -149,12 +151,19 @@ def _handle(uow: UnitOfWork, settings: Settings, row, mail: InboundMail | MailRe
     if mail.automatic is not None and mail.automatic.kind == "bounce":
         bounced = record_bounce(uow, settings, mail, list(row.envelope_to or []), now, key=row.message_id)
         return Outcome("rejected", f"not answered: {bounced.detail}", bounced.game_id)
-    game_id, token_player, forged_token = _game_of(mail, list(row.envelope_to or []), uow, settings)
+    read: dict[str, Row | None] = {}  # each game row once (the orders themselves read it again under the game's lock)
+
+    def game_row(game_id: str) -> Row | None:
+        if game_id not in read:
+            read[game_id] = uow.games.get(game_id)
+        return read[game_id]
+
+    game_id, token_player, forged_token = _game_of(mail, list(row.envelope_to or []), uow, settings, game_row)
     if mail.automatic is not None:
         return Outcome("rejected", f"auto-reply ({mail.automatic.sign}): recorded, not played, not answered", game_id)
     if game_id is None:
         return Outcome("rejected", "no game named by the recipient address or the subject")
-    game = uow.games.get(game_id)
+    game = game_row(game_id)
     letters = letters_for(uow, settings, game, now)
     known = {p.id: p for p in uow.players.list(game_id)}
     by_sender = [p for p in known.values() if p.email == mail.from_addr]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pbem.mail.render import Picture, Renderer, build_message, make_message_id
@@ -74,8 +75,12 @@ ACK_MAX_NOTES = 8
 ACK_MAX_IGNORED = 4
 
 
+@lru_cache(maxsize=256)
 def _short_deadline(deadline: str | None) -> str:
-    """'2026-11-27 18:00 UTC' → 'Fri 27 Nov 18:00 UTC': short enough for a subject on a phone."""
+    """'2026-11-27 18:00 UTC' → 'Fri 27 Nov 18:00 UTC': short enough for a subject on a phone.
+
+    Remembered: the letters of one step show the same deadline, and reading the date is not cheap.
+    """
     if not deadline:
         return ""
     try:
@@ -402,16 +407,20 @@ class Letters:
         ]
         playing = {reader[2] for reader in readers}  # an observer who took a seat reads his report as a player
         readers += [(f"{name} (observer)", "observer", a, game_address_) for name, a in watchers if a not in playing]
+        # Each event is told from the state it happened in: the same states for every reader, so folded once.
+        steps = []
+        state = before
+        for event in events:
+            steps.append((state, event))
+            # the events given skip what a rollback superseded: at the rollback the state is already its target's
+            state = restored(state, state, state.version + 1) if event.type == "RolledBack" else apply(state, event)
+        position = [f"{p.name} plays {p.nation}: " + _units_line(after, p.nation) for p in after.players if p.nation]
+        told: dict[str, list[dict]] = {}  # what happened as each viewer reads it (observers read alike)
         for label, viewer, recipient, reply_to in readers:
-            happened = []
-            state = before
-            for event in events:
-                text = describe_event(state, event, viewer)
-                if text:
-                    happened.append({"text": text, "cites": list(event.cites)})
-                # the events given skip what a rollback superseded: at the rollback the state is already its target's
-                state = restored(state, state, state.version + 1) if event.type == "RolledBack" else apply(state, event)
-            position = [f"{p.name} plays {p.nation}: " + _units_line(after, p.nation) for p in after.players if p.nation]
+            if viewer not in told:
+                told[viewer] = [{"text": text, "cites": list(event.cites)}
+                                for state, event in steps if (text := describe_event(state, event, viewer))]
+            happened = [dict(entry, cites=list(entry["cites"])) for entry in told[viewer]]
             span = self._common(since, chain_head)
             ended = next((e for e in events if e.type == "GameEnded"), None)
             span["result"] = f"{ended.data['winner']} wins" if ended is not None else ""
@@ -428,7 +437,7 @@ class Letters:
                     **span,
                     "player": label,
                     "happened": happened,
-                    "position": position,
+                    "position": list(position),
                 },
                 f"report:{before.phase}",
                 reply_to=reply_to,

@@ -128,11 +128,25 @@ def _check_status(status: str) -> None:
 
 
 class Players:
+    """The players of games, within one transaction.
+
+    A letter names its reader's address, so one order reads the same few
+    player rows again and again (the acknowledgement, the press letters, the
+    prompts, keeping nations in step): rows read are kept by id until this
+    object writes a player or the game is locked (`forget`), and a row that
+    was not found is looked for again.
+    """
+
     hash_secret = staticmethod(hash_secret)
     check_secret = staticmethod(check_secret)
 
     def __init__(self, conn: Connection):
         self.conn = conn
+        self._read: dict[int, Row] = {}
+
+    def forget(self) -> None:
+        """Read every row afresh from now on (another transaction may have changed one before a lock was taken)."""
+        self._read.clear()
 
     def add(
         self,
@@ -143,6 +157,7 @@ class Players:
         secret: str | None = None,
     ) -> int:
         """Add a player; the email is lower-cased, the secret stored hashed."""
+        self._read.clear()
         result = self.conn.execute(
             players.insert().values(
                 game_id=game_id,
@@ -155,7 +170,9 @@ class Players:
         return result.inserted_primary_key[0]
 
     def list(self, game_id: str) -> list[Row]:  # noqa: A003
-        return list(self.conn.execute(_PLAYERS, {"game_id": game_id}))
+        rows = list(self.conn.execute(_PLAYERS, {"game_id": game_id}))
+        self._read.update((row.id, row) for row in rows)
+        return rows
 
     def by_email(self, game_id: str, email: str) -> list[Row]:
         """Every player of the game with this address (one person may play
@@ -171,7 +188,12 @@ class Players:
         ]
 
     def by_id(self, player_id: int) -> Row | None:
-        return self.conn.execute(_PLAYER, {"player_id": player_id}).first()
+        row = self._read.get(player_id)
+        if row is None:
+            row = self.conn.execute(_PLAYER, {"player_id": player_id}).first()
+            if row is not None:
+                self._read[player_id] = row
+        return row
 
     def by_name(self, game_id: str, name: str) -> Row | None:
         return self.conn.execute(
@@ -204,6 +226,7 @@ class Players:
         return row is not None and check_secret(row.secret_hash, secret)
 
     def _update(self, player_id: int, **values) -> None:
+        self._read.clear()
         result = self.conn.execute(
             players.update().where(players.c.id == player_id).values(**values)
         )

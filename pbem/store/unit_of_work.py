@@ -68,9 +68,11 @@ class UnitOfWork:
 
         PostgreSQL: ``pg_advisory_xact_lock`` on ``game_lock_key(game_id)``.
         SQLite: nothing to do, the transaction already holds the write lock.
+        Player rows read before the lock are read again after it.
         """
         if self.conn.dialect.name == "postgresql":
             self.conn.execute(
                 text("SELECT pg_advisory_xact_lock(:key)"),
                 {"key": game_lock_key(game_id)},
             )
+            self.players.forget()

@@ -231,8 +231,9 @@ def test_header_injection_is_refused(renderer):
     rendered = renderer.render("notice", NOTICE)
     with pytest.raises(ValueError):
         build(rendered, recipient="a@example.org\r\nBcc: everyone@example.org")
-    with pytest.raises(ValueError):
-        build(rendered, message_id="a b@c")
+    for bad in ("a b@c", "a\u00a0b@c", "a\u2003b@c", "a<b@c", "<a>b>@c", "  ", ""):  # any white space, or brackets
+        with pytest.raises(ValueError):
+            build(rendered, message_id=bad)
 
 
 def test_make_message_id():

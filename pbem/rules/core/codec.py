@@ -17,8 +17,25 @@ from pbem.rules.core.state import AreaState, GameState, NationState, Player
 _TYPES: dict[str, type] = {t.__name__: t for t in (GameState, Player, NationState, AreaState)}
 
 
+#: The field names of each state record class met, in their order. A bot game checks after every step that its
+#: state encodes (`invariants`), and asking `dataclasses` for a record's fields each time was most of the cost.
+_RECORD_FIELDS: dict[type, tuple[str, ...]] = {}
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
 def _encode(value: Any) -> Any:
+    cls = type(value)
+    names = _RECORD_FIELDS.get(cls)
+    if names is not None:
+        return {"@": cls.__name__, **{name: _encode(getattr(value, name)) for name in names}}
+    if cls in _PLAIN:
+        return value
+    if cls is tuple:
+        return [_encode(v) for v in value]
+    if cls is FrozenMap:
+        return {"@": "map", "items": [[_encode(k), _encode(v)] for k, v in value.items()]}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        _RECORD_FIELDS[cls] = tuple(f.name for f in dataclasses.fields(value))
         body = {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
         return {"@": type(value).__name__, **body}
     if isinstance(value, FrozenMap):
@@ -40,6 +57,16 @@ def _decode(value: Any) -> Any:
         cls = _TYPES[tag]
         return cls(**{k: _decode(v) for k, v in value.items() if k != "@"})
     return value
+
+
+def check_encodable(state: GameState) -> None:
+    """Raise TypeError exactly when `state_to_json` would, without writing the JSON.
+
+    What `_encode` returns holds only JSON's own types, with text keys, so
+    writing it cannot fail; checking a state after every step need not pay
+    for the text.
+    """
+    _encode(state)
 
 
 def state_to_json(state: GameState) -> str:

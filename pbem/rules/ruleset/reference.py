@@ -11,6 +11,7 @@ Pure: reads a :class:`~pbem.rules.ruleset.Ruleset`, returns strings.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import textwrap
 from typing import Callable, Iterable, Mapping
@@ -31,10 +32,32 @@ __all__ = ["TOPICS", "describe", "describe_effect", "match_name"]
 WIDTH = 72
 
 
+@functools.lru_cache(maxsize=4096)
 def _norm(text: str) -> str:
     """Case-folded letters and digits, '&' read as 'and': 'Drama & Poetry' ->
-    'dramaandpoetry'."""
+    'dramaandpoetry'.
+
+    Remembered: every order names an area or a card, and each match
+    normalises every candidate name (a hundred areas) again.
+    """
     return re.sub(r"[^0-9a-z]", "", text.casefold().replace("&", "and"))
+
+
+@functools.lru_cache(maxsize=64)
+def _by_norm(names: tuple[str, ...], aliases: tuple[tuple[str, str], ...]) -> dict[str, list[str]]:
+    """The candidates (and aliases) by their normalised spelling, in the order given.
+
+    Made once per list of candidates: an order's every area name is matched
+    against the same hundred areas. The caller only reads it.
+    """
+    by_norm: dict[str, list[str]] = {}
+    for name in names:
+        by_norm.setdefault(_norm(name), []).append(name)
+    known = set(names)
+    for alias, target in aliases:
+        if target in known:
+            by_norm.setdefault(_norm(alias), []).append(target)
+    return by_norm
 
 
 def match_name(text: str, candidates: Iterable[str], *,
@@ -46,13 +69,7 @@ def match_name(text: str, candidates: Iterable[str], *,
     LookupError names the nearest candidates, so a reply can say "did you
     mean ...".  Typos are never silently corrected: orders must be meant.
     """
-    names = list(dict.fromkeys(candidates))
-    by_norm: dict[str, list[str]] = {}
-    for name in names:
-        by_norm.setdefault(_norm(name), []).append(name)
-    for alias, target in (aliases or {}).items():
-        if target in names:
-            by_norm.setdefault(_norm(alias), []).append(target)
+    by_norm = _by_norm(tuple(dict.fromkeys(candidates)), tuple((aliases or {}).items()))
     key = _norm(text)
     if not key:
         raise LookupError(f"no {kind} given")

@@ -35,7 +35,7 @@ def try_orders(state: GameState, player_id: int, text: str) -> GameState | None:
                 if order.error:
                     return None
                 continue
-            after = rules.fold(after, rules.decide(after, order.command, GUESSES))
+            after = rules.decide_and_fold(after, order.command, GUESSES)[1]
         return after
     except Rejection:
         return None
