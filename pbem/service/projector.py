@@ -92,6 +92,12 @@ class RecentStates:
             return None
         return state, recorded[0], recorded[1:]
 
+    def peek(self, game_id: str) -> GameState | None:
+        """The state remembered for the game, unchecked: for what may lag behind the log (pbem.service.senders)."""
+        with self._lock:
+            hit = self._states.get(game_id)
+        return hit[1] if hit else None
+
     def forget(self) -> None:
         with self._lock:
             self._states.clear()

@@ -85,6 +85,17 @@ class Inbox:
         )
         return list(self.conn.execute(query).scalars())
 
+    def waiting_rows_before(self, envelope_from: str, before: int) -> list[Row]:
+        """``waiting_before`` with each message's envelope recipients: ``(id, envelope_to)`` rows, oldest first."""
+        query = (
+            select(inbox.c.id, inbox.c.envelope_to)
+            .where(inbox.c.status == "received")
+            .where(inbox.c.id < before)
+            .where(inbox.c.envelope_from == envelope_from)
+            .order_by(inbox.c.id)
+        )
+        return list(self.conn.execute(query))
+
     def note_waiting(self, id: int, reason: str) -> None:  # noqa: A002
         """Record why a message not yet handled waits (`pbem queue` shows it); a message handled meanwhile is left."""
         self.conn.execute(inbox.update().where(inbox.c.id == id).where(inbox.c.status == "received").values(error=reason))
