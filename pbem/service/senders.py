@@ -38,6 +38,10 @@ from .projector import RECENT, DamagedLog, load_state
 SEAT = "seat "
 
 
+class _NotInMemory(Exception):
+    """Finding the key would read the database (``Senders.known``)."""
+
+
 class Senders:
     """The key of each message's sender; thread-safe. Reads the database only for a game it has not seen.
 
@@ -53,22 +57,36 @@ class Senders:
 
     def key(self, mail_from: str | None, rcpt_tos: Iterable[str] | None, uow: UnitOfWork | None = None) -> str:
         """The seat of the first envelope recipient that is a genuine reply address, else the envelope sender."""
+        return self._key(mail_from, rcpt_tos, uow, offline=False)
+
+    def known(self, mail_from: str | None, rcpt_tos: Iterable[str] | None) -> str | None:
+        """``key``, if it can be found without reading the database (the game's secret and state are in memory);
+        else None. For the SMTP server's event loop, which must not wait for the database."""
+        try:
+            return self._key(mail_from, rcpt_tos, None, offline=True)
+        except _NotInMemory:
+            return None
+
+    def _key(self, mail_from: str | None, rcpt_tos: Iterable[str] | None, uow: UnitOfWork | None,
+             offline: bool) -> str:
         for address in rcpt_tos or ():
             try:
-                found = parse_reply_address(address, lambda game: self._secret(game, uow), self.local,
-                                            lambda game, player: self._generation(game, player, uow))
+                found = parse_reply_address(address, lambda game: self._secret(game, uow, offline), self.local,
+                                            lambda game, player: self._generation(game, player, uow, offline))
             except (DamagedLog, ValueError):  # a log that does not hold: no seat is vouched for by it
                 found = None
             if found:
                 game_id, player_id = found
-                return f"{SEAT}{game_id}.{player_id}.{self._generation(game_id, player_id, uow)}"
+                return f"{SEAT}{game_id}.{player_id}.{self._generation(game_id, player_id, uow, offline)}"
         return sender_key(mail_from or "")
 
-    def _secret(self, game_id: str, uow: UnitOfWork | None) -> bytes | None:
+    def _secret(self, game_id: str, uow: UnitOfWork | None, offline: bool) -> bytes | None:
         with self._lock:
             known = self._secrets.get(game_id)
         if known is not None:
             return known
+        if offline:
+            raise _NotInMemory
         game = self._read(lambda u: u.games.get(game_id), uow)
         if game is None:
             return None  # not kept: a stranger naming made-up games must not fill the memory
@@ -77,11 +95,13 @@ class Senders:
             self._secrets[game_id] = secret
         return secret
 
-    def _generation(self, game_id: str, player_id: int, uow: UnitOfWork | None) -> int:
+    def _generation(self, game_id: str, player_id: int, uow: UnitOfWork | None, offline: bool) -> int:
         if not player_id:
             return 0  # the moderator's reply address: no seat to hand over
         state = RECENT.peek(game_id)
         if state is None:
+            if offline:
+                raise _NotInMemory
             state = self._read(lambda u: load_state(u, game_id), uow)
         return seat_generation(state, player_id)
 

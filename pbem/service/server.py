@@ -120,7 +120,9 @@ class PostOffice:
         database writer, not all of them, and is counted in the order it was stored. A sender in bulk first
         lets urgent mail pass (on the loop, holding no thread).
         """
-        key = await asyncio.get_running_loop().run_in_executor(None, self._sender, mail_from, rcpt_tos)
+        key = self.sender_keys.known(mail_from, rcpt_tos)  # on the loop: a key lookup in memory costs microseconds
+        if key is None:
+            key = await asyncio.get_running_loop().run_in_executor(None, self._sender, mail_from, rcpt_tos)
         lock, users = self._senders.get(key) or (asyncio.Lock(), 0)
         self._senders[key] = (lock, users + 1)
         try:
