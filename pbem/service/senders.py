@@ -14,6 +14,13 @@ address) is still limited, under his seat. The token of an earlier holder of
 a seat (before a REPLACE) no longer verifies: his mail is keyed on its
 envelope sender, never on the seat.
 
+One sender's messages are handled in the order they came
+(pbem.service.inbound.process); two keys' are not ordered between them. A
+player's mail to the game's own address and his replies to his reply
+address are two senders', as mail from two of his addresses always was: the
+first cannot be told from a forgery in his name, and is not let through
+ahead of it.
+
 The seat's generation is read from the state this process remembers
 (`RecentStates`), or loaded once; a seat handed over by another worker since
 makes its new tokens fall back to the envelope sender until this process
