@@ -157,12 +157,29 @@ def _letter_key(raw: bytes) -> str:
     return hashlib.sha256(message_id.encode() if message_id else raw).hexdigest()[:32]
 
 
-def _holds(folder: Path, letter: str) -> bool:
-    """Whether the letter is already in the Maildir, read (cur/) or not (new/)."""
+def _holds(folder: Path, letter: str, name: str = "") -> bool:
+    """Whether the letter is in the Maildir, read (cur/) or not (new/): a scan, for the rare cases only.
+
+    With ``name`` (the file name its first attempt chose) only cur/ is looked at, for a file of that name with
+    or without the flags a mail client adds when it moves a letter there (``<name>:2,S``)."""
+    if name:
+        return any(entry.name == name or entry.name.startswith(name + ":") for entry in os.scandir(folder / "cur"))
     mark = f".{letter}."
     return any(mark in entry.name for sub in ("new", "cur") for entry in os.scandir(folder / sub))
 
 
+def _begun(records: Path, letter: str) -> str | None:
+    """The name a letter was given when its delivery began ("" if not known); None if it never began."""
+    try:
+        return (records / letter).read_text(encoding="ascii").strip()
+    except FileNotFoundError:
+        return None
+
+
+#: In each recipient's Maildir, beside tmp/, new/ and cur/: one small file per letter delivered, named after the
+#: letter's key and holding the file name it was given in new/. (No dot in front: Maildir++ readers take a folder
+#: whose name starts with one for a mail folder; they ignore any other.)
+DELIVERED = "pbem-delivered"
 
 
 class MaildirDelivery:
@@ -180,6 +197,18 @@ class MaildirDelivery:
     one file, which the next attempt overwrites rather than adding another. A
     write that fails (a full disk) removes its draft; the letter stays in the
     outbox and is delivered on a later attempt.
+
+    Finding whether a letter is already there must not read the whole
+    folder: a player who keeps his mail has thousands of letters, and every
+    delivery listed them all. Before a letter is moved into `new/`, a record
+    named after its key, holding the name it gets there, is made durable in
+    the Maildir's `pbem-delivered/`: a first delivery finds no record (one
+    failed open), a second finds the record, then the file by its name in
+    `new/`. Only when that file has left `new/` (a mail client moved it to
+    `cur/`, adding flags to its name) or never reached it (a crash between
+    the record and the move) is `cur/` listed, and that happens only to a
+    letter delivered again. A recipient's folder from before the records is
+    listed once, for its first letter since.
     """
 
     def __init__(self, root: Path) -> None:
@@ -198,19 +227,30 @@ class MaildirDelivery:
             folder = self.folder(recipient)
             for sub in ("tmp", "new", "cur"):
                 (folder / sub).mkdir(parents=True, exist_ok=True)
-            if _holds(folder, letter):
+            records = folder / DELIVERED
+            begun = _begun(records, letter)
+            if begun is None:
+                if not records.is_dir() and _holds(folder, letter):  # a folder from before the records
+                    continue
+            elif begun and (folder / "new" / begun).exists() or _holds(folder, letter, begun):
                 continue
+            name = begun or f"{time.time_ns()}.{letter}.pbem"  # time first: names sort in the order letters came
             draft = folder / "tmp" / f"{letter}.pbem"
             try:
                 with open(draft, "wb") as out:
                     out.write(raw)
                     out.flush()
                     os.fsync(out.fileno())
+                if not begun:
+                    # The record is on disk before the letter can be: a crash never leaves a letter in new/ that
+                    # the next attempt would not find. (Its text need not be: an empty record means "look in full".)
+                    records.mkdir(parents=True, exist_ok=True)
+                    (records / letter).write_text(name, encoding="ascii")
+                    sync_folder(records)
             except OSError:  # a full disk: take the half-written draft away, so it holds no space and no reader sees it
                 draft.unlink(missing_ok=True)
                 raise
-            # time first, so that names sort in the order letters arrived, as Maildir readers expect
-            os.replace(draft, folder / "new" / f"{time.time_ns()}.{letter}.pbem")
+            os.replace(draft, folder / "new" / name)
             sync_folder(folder / "new")
 
     async def deliver(self, sender: str, recipients: list[str], raw: bytes) -> None:

@@ -42,7 +42,8 @@ NULL_SENDER = "<>"
 
 
 def sender_key(mail_from: str) -> str:
-    """Whose queue a message joins: its envelope sender, lower-cased, or "<>" for the null reverse-path."""
+    """The key of an envelope sender: lower-cased, or "<>" for the null reverse-path. (A message to a genuine
+    reply address is its seat's instead: pbem.service.senders.)"""
     address = (mail_from or "").strip().strip("<>").strip().lower()
     return address or NULL_SENDER
 
@@ -51,7 +52,7 @@ def sender_key(mail_from: str) -> str:
 class Job:
     """One stored message waiting its turn."""
 
-    key: str  # sender_key of its envelope sender
+    key: str  # its sender's key (pbem.service.senders)
     item: int  # the inbox id
     urgent: bool  # its sender was not sending in bulk when it came
     set_aside: bool = False  # over the flood limit: kept, not acted on (pbem.service.flood)

@@ -1,8 +1,11 @@
 """The flood limit: past ``flood_limit`` messages from one sender within ``flood_window`` seconds, mail is set aside.
 
 A message is set aside when at least ``flood_limit`` messages from the same
-envelope sender came in the ``flood_window`` seconds before it (the ones set
-aside count too, so a loop that keeps sending stays set aside until it stops).
+sender came in the ``flood_window`` seconds before it (the ones set aside
+count too, so a loop that keeps sending stays set aside until it stops). The
+sender is the seat of a genuine reply address, else the envelope sender
+(pbem.service.senders): a flood forged in a player's name never sets his
+replies aside.
 A message set aside is stored like any other (the SMTP answer is 250) and
 kept in the inbox, marked ``rejected`` with an error beginning "set aside";
 nothing in it is acted on and it is not answered one by one. Instead the
@@ -33,6 +36,7 @@ from pbem.store.unit_of_work import UnitOfWork
 from . import telemetry
 from .batch import letters_for, retrying
 from .fairness import BURST, BURST_SECONDS, NULL_SENDER, Job, SenderLog, sender_key
+from .senders import Senders
 from .settings import Settings
 
 #: How the error of a message set aside begins (the inbox keeps it, marked rejected).
@@ -155,10 +159,10 @@ def _game_part(address: str, local: str) -> str:
     return user[len(prefix):].split(".", 1)[0] if user.startswith(prefix) else ""
 
 
-_COLUMNS = (inbox.c.id, inbox.c.envelope_from, inbox.c.received_at, inbox.c.status, inbox.c.error)
+_COLUMNS = (inbox.c.id, inbox.c.envelope_from, inbox.c.envelope_to, inbox.c.received_at, inbox.c.status, inbox.c.error)
 
 
-def backlog(db: Engine, admissions: Admissions, clock_now: datetime, steady_now: float) -> list[Job]:
+def backlog(db: Engine, admissions: Admissions, senders: Senders, clock_now: datetime, steady_now: float) -> list[Job]:
     """Jobs for every message stored and not handled, oldest first, each decided as it was when it came.
 
     The messages handled in the flood window before them are recorded first (a restart in a flood goes on
@@ -173,20 +177,22 @@ def backlog(db: Engine, admissions: Admissions, clock_now: datetime, steady_now:
             select(*_COLUMNS).where(inbox.c.status != "received").where(inbox.c.received_at > since)
             .where(inbox.c.id < waiting[-1].id).order_by(inbox.c.id)
         ))
-    return _admit(admissions, sorted(waiting + handled, key=lambda r: r.id), clock_now, steady_now)
+    return _admit(admissions, senders, sorted(waiting + handled, key=lambda r: r.id), clock_now, steady_now)
 
 
-def jobs_for(db: Engine, admissions: Admissions, ids: list[int], clock_now: datetime, steady_now: float) -> list[Job]:
+def jobs_for(db: Engine, admissions: Admissions, senders: Senders, ids: list[int], clock_now: datetime,
+             steady_now: float) -> list[Job]:
     """Jobs for these stored messages (taken in from `pbem ingest`'s spool), oldest first, decided as they came."""
     with UnitOfWork(db) as uow:
         rows = list(uow.connection.execute(select(*_COLUMNS).where(inbox.c.id.in_(ids)).order_by(inbox.c.id)))
-    return _admit(admissions, rows, clock_now, steady_now)
+    return _admit(admissions, senders, rows, clock_now, steady_now)
 
 
-def _admit(admissions: Admissions, rows: list, clock_now: datetime, steady_now: float) -> list[Job]:
+def _admit(admissions: Admissions, senders: Senders, rows: list, clock_now: datetime, steady_now: float) -> list[Job]:
+    """Decide each row as it was when it came; called with no unit of work open (``senders`` may read)."""
     jobs = []
     for row in rows:
-        key = sender_key(row.envelope_from)
+        key = senders.key(row.envelope_from, row.envelope_to)
         at = steady_now - max(0.0, (clock_now - row.received_at).total_seconds())
         if row.status == "received":
             jobs.append(job_for(key, row.id, admissions.admit(key, at)))

@@ -48,6 +48,7 @@ from .games import take_orders
 from .letters import Letters
 from .observers import handle_observer_mail, observer_verb
 from .projector import load_state
+from .senders import Senders
 from .settings import Settings
 
 log = logging.getLogger("pbem.inbound")
@@ -327,9 +328,12 @@ def process(db: Engine, settings: Settings, inbox_id: int, now: datetime) -> Out
     queue, so a player's second order can reach a free worker while his
     first still waits in another's queue; applied the other way round, his
     correction would be overridden by what it corrected. So the messages
-    the same envelope sender had stored before this one and that are still
-    waiting are handled first, oldest first (one another worker holds is
-    waited for: see `_process_one`). One that fails is kept as failed, for
+    the same sender had stored before this one and that are still waiting
+    are handled first, oldest first (one another worker holds is waited for:
+    see `_process_one`). The same sender is the same key
+    (pbem.service.senders): a forger giving a player's address as envelope
+    sender has his messages neither handled in the player's turn nor put
+    before the player's genuine replies. One that fails is kept as failed, for
     the operator, and does not hold back the later ones.
 
     A storage fault (a full disk, a read-only database) raises `StorageFault`
@@ -340,7 +344,7 @@ def process(db: Engine, settings: Settings, inbox_id: int, now: datetime) -> Out
         with UnitOfWork(db) as uow:
             first = uow.inbox.get(inbox_id)
             waiting = first is not None and first.status == "received" and (first.envelope_from or "<>") != "<>"
-            earlier = uow.inbox.waiting_before(first.envelope_from, inbox_id) if waiting else []  # a bounce: none
+            earlier = _earlier_of_the_same_sender(uow, settings, first, inbox_id) if waiting else []  # a bounce: none
     except Exception as exc:
         _raise_if_storage(db, exc)
         raise
@@ -352,6 +356,15 @@ def process(db: Engine, settings: Settings, inbox_id: int, now: datetime) -> Out
         except Exception:  # kept as failed, with its reason, by _process_one
             log.exception("processing inbox message %s failed; it is kept as failed", other)
     return _process_one(db, settings, inbox_id, now, first)
+
+
+def _earlier_of_the_same_sender(uow: UnitOfWork, settings: Settings, first: Row, inbox_id: int) -> list[int]:
+    rows = uow.inbox.waiting_rows_before(first.envelope_from, inbox_id)
+    if not rows:
+        return []
+    senders = Senders(None, settings.local_part)
+    key = senders.key(first.envelope_from, first.envelope_to, uow)
+    return [row.id for row in rows if senders.key(first.envelope_from, row.envelope_to, uow) == key]
 
 
 def _process_one(db: Engine, settings: Settings, inbox_id: int, now: datetime, first: Row | None = None) -> Outcome:

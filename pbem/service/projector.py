@@ -92,6 +92,12 @@ class RecentStates:
             return None
         return state, recorded[0], recorded[1:]
 
+    def peek(self, game_id: str) -> GameState | None:
+        """The state remembered for the game, unchecked: for what may lag behind the log (pbem.service.senders)."""
+        with self._lock:
+            hit = self._states.get(game_id)
+        return hit[1] if hit else None
+
     def forget(self) -> None:
         with self._lock:
             self._states.clear()
@@ -99,6 +105,27 @@ class RecentStates:
 
 #: This process's remembered states (the batch of a unit of work adds each state it records).
 RECENT = RecentStates()
+
+
+def replay_stored(uow, game_id: str, *, after: int = 0, upto: int | None = None,
+                  start: GameState | None = None) -> tuple[GameState, str | None]:
+    """Fold the game's stored events after ``after`` (up to ``upto``) onto ``start``; and the last one's hash.
+
+    Reads only what a fold needs (``EventStore.read_for_fold``: no metadata,
+    no chain), so it is for a trusted starting point; ``load_checked`` checks
+    the chain. An event type this engine does not know is ``DamagedLog``, as
+    in ``readable``.
+    """
+    events = []
+    inputs = uow.events.read_for_fold(game_id, after=after, upto=upto)
+    for item in inputs:
+        if not known_event_type(item.type):
+            readable(uow.events.read(game_id, after=item.version - 1, upto=item.version))  # DamagedLog naming it
+        payload = item.payload  # decoded for this call alone: its "cites" can be taken out in place
+        cites = payload.pop("cites", ())
+        events.append(Event(item.type, payload, tuple(cites)))
+    state = fold_log(game_id, events, start=start, state_at=lambda version: load_state(uow, game_id, upto=version))
+    return state, (inputs[-1].hash if inputs else None)
 
 
 def load_state(uow, game_id: str, upto: int | None = None) -> GameState:
@@ -111,10 +138,9 @@ def load_state(uow, game_id: str, upto: int | None = None) -> GameState:
                                (tail[-1] if tail else anchor).hash)
     snap = uow.snapshots.latest(game_id, at_most=upto)
     start, after = (state_from_json(snap[1]), snap[0]) if snap else (None, 0)
-    recorded = uow.events.read(game_id, after=after, upto=upto)
-    state = replay(game_id, recorded, start, state_at=lambda version: load_state(uow, game_id, upto=version))
-    if upto is None and recorded:
-        _remembered(state, recorded[-1].hash)
+    state, head_hash = replay_stored(uow, game_id, after=after, upto=upto, start=start)
+    if upto is None and head_hash is not None:
+        _remembered(state, head_hash)
     return state
 
 

@@ -51,6 +51,10 @@ def send_reminders(db: Engine, settings: Settings, *, now: datetime) -> int:
     for game_id in game_ids:
 
         def work(uow: UnitOfWork, game_id: str = game_id) -> int:
+            # Under the game's lock, as every other per-game write: two workers (or `pbem tick` beside
+            # `pbem serve`) would otherwise both find the reminder unsent and both queue it, and the second
+            # insert would fail on the outbox's unique Message-ID, taking the rest of its unit with it.
+            uow.lock_game(game_id)
             game = uow.games.get(game_id)
             state = load_state(uow, game_id)
             hours = _reminder_hours(game, settings, state.phase)

@@ -40,6 +40,7 @@ from .inbound import accept, process
 from .outbound import flush_outbox
 from .projector import damaged_games
 from .reminders import send_reminders
+from .senders import Senders
 from .settings import Settings
 from .spooled import take_spooled
 
@@ -91,6 +92,7 @@ class PostOffice:
         )
         self.gate = Gate()
         self.admissions = Admissions(settings.flood_limit, settings.flood_window)
+        self.sender_keys = Senders(db, settings.local_part)
         self.scheduler = FairScheduler(self._handle, workers=workers)
         self._senders: dict[str, tuple[asyncio.Lock, int]] = {}  # on the SMTP server's loop: a lock per sender
         self._tasks: list[asyncio.Task] = []
@@ -118,7 +120,9 @@ class PostOffice:
         database writer, not all of them, and is counted in the order it was stored. A sender in bulk first
         lets urgent mail pass (on the loop, holding no thread).
         """
-        key = sender_key(mail_from)
+        key = self.sender_keys.known(mail_from, rcpt_tos)  # on the loop: a key lookup in memory costs microseconds
+        if key is None:
+            key = await asyncio.get_running_loop().run_in_executor(None, self._sender, mail_from, rcpt_tos)
         lock, users = self._senders.get(key) or (asyncio.Lock(), 0)
         self._senders[key] = (lock, users + 1)
         try:
@@ -135,6 +139,14 @@ class PostOffice:
                 self._senders[key] = (lock, users - 1)
             else:
                 del self._senders[key]
+
+    def _sender(self, mail_from: str, rcpt_tos: list[str]) -> str:
+        """Whose mail this is (pbem.service.senders): the seat of a genuine reply address, else the envelope sender.
+        The database unreadable, the envelope sender: the key decides turns and the flood limit, nothing else."""
+        try:
+            return self.sender_keys.key(mail_from, rcpt_tos)
+        except Exception:
+            return sender_key(mail_from)
 
     def _store(self, raw: bytes, mail_from: str, rcpt_tos: list[str], key: str, steady: float,
                admission: Admission) -> None:
@@ -290,7 +302,7 @@ class PostOffice:
 
     def _backlog(self) -> list[Job]:
         """Every message stored and not handled, as a job decided as when it came (pbem.service.flood.backlog)."""
-        return backlog(self.db, self.admissions, self.clock(), time.monotonic())
+        return backlog(self.db, self.admissions, self.sender_keys, self.clock(), time.monotonic())
 
     async def flush(self) -> int:
         """Deliver what is due; one flush at a time, so no letter goes out twice."""
@@ -348,7 +360,7 @@ class PostOffice:
             ids = await self._take_spooled()
             if ids:
                 try:
-                    jobs = await asyncio.to_thread(jobs_for, self.db, self.admissions, ids, self.clock(), time.monotonic())
+                    jobs = await asyncio.to_thread(jobs_for, self.db, self.admissions, self.sender_keys, ids, self.clock(), time.monotonic())
                 except Exception as exc:  # they are stored: the retry (or the next start) reads them
                     fault = storage_fault(exc, self.db)
                     if fault is None:

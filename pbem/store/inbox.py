@@ -103,6 +103,17 @@ class Inbox:
         first: what must be handled before it, so that one sender's orders are applied in the order he sent them."""
         return list(self.conn.execute(_WAITING_BEFORE, {"before": before, "envelope_from": envelope_from}).scalars())
 
+    def waiting_rows_before(self, envelope_from: str, before: int) -> list[Row]:
+        """``waiting_before`` with each message's envelope recipients: ``(id, envelope_to)`` rows, oldest first."""
+        query = (
+            select(inbox.c.id, inbox.c.envelope_to)
+            .where(inbox.c.status == "received")
+            .where(inbox.c.id < before)
+            .where(inbox.c.envelope_from == envelope_from)
+            .order_by(inbox.c.id)
+        )
+        return list(self.conn.execute(query))
+
     def note_waiting(self, id: int, reason: str) -> None:  # noqa: A002
         """Record why a message not yet handled waits (`pbem queue` shows it); a message handled meanwhile is left."""
         self.conn.execute(inbox.update().where(inbox.c.id == id).where(inbox.c.status == "received").values(error=reason))

@@ -6,6 +6,8 @@ import asyncio
 import email
 import email.policy
 import mailbox
+import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -16,6 +18,7 @@ import pytest
 
 from pbem.mail.inbound import parse_message
 from pbem.mail.outbound import (
+    DELIVERED,
     DeliveryError,
     MaildirDelivery,
     MemoryTransport,
@@ -154,6 +157,63 @@ def test_a_letter_delivered_again_is_not_written_twice(tmp_path, raw_prompt):
     asyncio.run(transport.deliver(SENDER, ["zoe@example.fr"], raw_prompt))
     asyncio.run(transport.deliver(SENDER, ["zoe@example.fr"], b"Message-ID: <other@x>\r\n\r\nanother letter"))
     assert len(mailbox.Maildir(tmp_path / "out" / "zoe@example.fr", create=False)) == 2
+
+
+def _letter(number: int) -> bytes:
+    return f"Message-ID: <letter-{number}@civ.example.org>\r\nSubject: {number}\r\n\r\nletter {number}\r\n".encode()
+
+
+def test_a_delivery_finds_its_letter_by_name_without_listing_the_folder(tmp_path, monkeypatch):
+    """Delivering to a player who keeps hundreds of letters reads none of the folder's listing: a first delivery
+    finds no record of the letter, a second finds its record and then the letter in new/ by that name."""
+    transport = MaildirDelivery(tmp_path / "out")
+    for number in range(300):
+        asyncio.run(transport.deliver(SENDER, ["zoe@example.fr"], _letter(number)))
+    listed = []
+    real_scandir = os.scandir
+
+    def scandir(path=".", *rest):
+        listed.append(str(path))
+        return real_scandir(path, *rest)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    monkeypatch.setattr(os, "listdir", lambda *a: pytest.fail(f"the folder was listed: {a}"))
+    asyncio.run(transport.deliver(SENDER, ["zoe@example.fr"], _letter(300)))  # new
+    asyncio.run(transport.deliver(SENDER, ["zoe@example.fr"], _letter(7)))  # again, still unread in new/
+    assert listed == []
+    monkeypatch.undo()
+    zoe = mailbox.Maildir(tmp_path / "out" / "zoe@example.fr", create=False)
+    bodies = sorted(zoe.get_bytes(key) for key in zoe.keys())
+    assert bodies == sorted(_letter(n) for n in range(301))
+
+
+def test_a_letter_cut_short_after_its_record_is_delivered_once_under_the_recorded_name(tmp_path):
+    """A crash after the record was written but before the letter reached new/: the next attempt delivers it,
+    under the name recorded, once; a third attempt finds it there."""
+    transport = MaildirDelivery(tmp_path / "out")
+    asyncio.run(transport.deliver(SENDER, ["zoe@example.fr"], _letter(1)))
+    folder = transport.folder("zoe@example.fr")
+    (first,) = (folder / "new").iterdir()
+    key = first.name.split(".")[1]  # <arrival time>.<letter key>.pbem
+    first.unlink()  # as if the move into new/ never happened
+    (folder / "tmp" / f"{key}.pbem").write_bytes(_letter(1)[:20])  # and the draft was cut short
+    for _ in range(2):
+        asyncio.run(transport.deliver(SENDER, ["zoe@example.fr"], _letter(1)))
+    assert [p.name for p in (folder / "new").iterdir()] == [first.name]
+    assert (folder / "new" / first.name).read_bytes() == _letter(1)
+    assert list((folder / "tmp").iterdir()) == []
+
+
+def test_a_folder_written_before_the_records_still_holds_each_letter_once(tmp_path):
+    """Letters delivered by an earlier pbem have no record: delivered again, each is still found (by a listing)."""
+    transport = MaildirDelivery(tmp_path / "out")
+    for number in range(3):
+        asyncio.run(transport.deliver(SENDER, ["zoe@example.fr"], _letter(number)))
+    folder = transport.folder("zoe@example.fr")
+    shutil.rmtree(folder / DELIVERED)
+    for number in range(4):
+        asyncio.run(transport.deliver(SENDER, ["zoe@example.fr"], _letter(number)))
+    assert len(list((folder / "new").iterdir())) == 4
 
 
 def test_a_write_cut_short_leaves_no_orphan(tmp_path, raw_prompt):

@@ -19,6 +19,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from rules.casefile import position
 
 from pbem.picture import board_png, board_svg
 from pbem.picture.board import LIMIT_SHADES, NOT_IN_PLAY
@@ -27,7 +28,6 @@ from pbem.picture.pieces import nation_colour
 from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.rulebook import ruleset_for_options, ruleset_of
 from pbem.rules.view import view
-from rules.casefile import position
 
 ROOT = Path(__file__).resolve().parents[2]
 NS = {"svg": "http://www.w3.org/2000/svg"}

@@ -8,11 +8,11 @@ import pytest
 
 from pbem.orders.language import Actor, parse_orders
 from pbem.rules import engine as E
+from pbem.rules.board.losses import LoseUnits
 from pbem.rules.core.commands import PassDeadline
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.engine import describe_event
-from pbem.rules.board.losses import LoseUnits
 from pbem.rules.phases.calamities.choosing import (
     GiveLosses,
     PickCities,

@@ -8,10 +8,10 @@ import re
 import pytest
 
 from pbem.rules import engine as E
+from pbem.rules.board.losses import LoseUnits
 from pbem.rules.core.commands import PassDeadline
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.engine import describe_event
-from pbem.rules.board.losses import LoseUnits
 from pbem.rules.phases.calamities.choosing import PickCities
 from pbem.rules.phases.calamities.nature import FLOOD, VOLCANO, plain_points
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 import subprocess
 import sys
+from dataclasses import replace
 from datetime import datetime, timezone
 
 from pbem.service.demo import reply_to_prompt

@@ -314,3 +314,56 @@ def test_a_stranger_flooding_is_set_aside_without_a_word_and_others_still_answer
     assert len(spam) == 10 and spam.count("rejected") == 10  # three read (and refused: unknown), seven set aside
     assert sum(1 for m, s, e in _statuses(db) if m.startswith("spam-") and (e or "").startswith(SET_ASIDE)) == 7
     assert not (settings.maildir / "spam@else.example").exists()
+
+
+def test_a_flood_forged_in_a_players_name_never_sets_aside_his_own_replies(world):
+    """Anyone can give a player's address as envelope sender. A forger floods the game in Ann's name (to the
+    game's address, and to a reply address with a made-up token); Ann then replies to her letters from the same
+    address. Her replies carry her seat's token: they are hers, read and answered, while the forgery past the
+    limit is set aside under the address it gave."""
+    db, base = world
+    settings = replace(base, flood_limit=3, flood_window=600)
+    game_address = f"pbem+g1@{settings.domain}"
+    made_up = f"pbem+g1.1.0123456789abcdef@{settings.domain}"
+
+    def forge(port: int) -> None:
+        with smtplib.SMTP("127.0.0.1", port) as smtp:
+            for i in range(10):
+                to = game_address if i % 2 else made_up
+                smtp.sendmail("ann@example.org", [to], (f"From: ann@example.org\r\nTo: {to}\r\n"
+                                                        f"Message-ID: <forged-{i}@else.example>\r\n\r\nHELP\r\n").encode())
+
+    def reply(port: int, to: str) -> None:
+        with smtplib.SMTP("127.0.0.1", port) as smtp:
+            for i in range(2):
+                message = EmailMessage()
+                message["From"] = "ann@example.org"
+                message["To"] = to
+                message["Subject"] = "press"
+                message["Message-ID"] = f"<genuine-{i}@example.org>"
+                message.set_content(f"PRESS TO ALL: genuine {i}\n")
+                smtp.send_message(message, "ann@example.org", [to])
+
+    async def scenario():
+        office = PostOffice(db, settings, outbox_every=0.05)
+        await office.start()
+        try:
+            await asyncio.to_thread(create_game, db, settings, "g1", PLAYERS, seed="s1", now=utc_now())
+            await office.idle()
+            ann = str(letters(settings.maildir, "ann@example.org")[0]["Reply-To"])
+            await asyncio.to_thread(forge, office.port)
+            await asyncio.to_thread(reply, office.port, ann)
+            await office.idle()
+        finally:
+            await office.stop()
+
+    asyncio.run(scenario())
+    statuses = _statuses(db)
+    assert [(m, s, e) for m, s, e in statuses if m.startswith("genuine-")] == [
+        ("genuine-0@example.org", "done", None), ("genuine-1@example.org", "done", None)
+    ]
+    forged = [(s, e) for m, s, e in statuses if m.startswith("forged-")]
+    assert len(forged) == 10
+    assert sum(1 for s, e in forged if s == "rejected" and (e or "").startswith(SET_ASIDE)) == 7  # past the three
+    ben = letters(settings.maildir, "ben@example.net")
+    assert sum(f"genuine {i}" in m.get_body(preferencelist=("plain",)).get_content() for m in ben for i in range(2)) == 2

@@ -115,7 +115,7 @@ def test_flush_delivers_every_letter_due_not_fifty(tmp_path):
         assert created.returncode == 0, created.stderr
     first = pbem("--db", url, "flush", cwd=tmp_path, env={"PBEM_MAILDIR": "out"})
     delivered = int(first.stdout.split()[1])
-    files = [p for p in (tmp_path / "out").rglob("*") if p.is_file()]
+    files = [p for p in (tmp_path / "out").glob("*/new/*") if p.is_file()]
     assert delivered > 50 and len(files) == delivered
     assert pbem("--db", url, "flush", cwd=tmp_path).stdout.startswith(b"delivered 0 letters")
 

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
+
+from sqlalchemy import text
 
 from pbem.rules.engine import pending
 from pbem.service.demo import reply_to_prompt
@@ -11,7 +16,9 @@ from pbem.service.games import NewPlayer, create_game
 from pbem.service.projector import load_state
 from pbem.service.reminders import send_reminders
 from pbem.service.server import PostOffice
-from pbem.store.unit_of_work import UnitOfWork
+from pbem.service.settings import Settings
+from pbem.store.database import ensure_schema, make_engine
+from pbem.store.unit_of_work import UnitOfWork, game_lock_key
 
 from .mailclient import latest, send, subjects, text_of
 
@@ -86,3 +93,43 @@ def test_reminder_hours_zero_sends_none(world):
     create_game(db, settings, "g2", PLAYERS, seed="s1", options={"reminder-hours": "2"}, now=T0)
     assert send_reminders(db, settings, now=T0 + timedelta(hours=45)) == 0
     assert send_reminders(db, settings, now=T0 + timedelta(hours=46, minutes=30)) == 1
+
+
+def _waiting_for_a_game_lock(db) -> int:
+    with db.connect() as conn:
+        return conn.execute(text(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+            " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+        )).scalar_one()
+
+
+def test_two_workers_passing_the_clock_at_once_queue_the_reminder_once(postgres_url, tmp_path):
+    """Two `pbem serve` workers on PostgreSQL run their reminder pass at the same moment: each takes the game's
+    lock before it looks for the reminder, so the second finds the first's and neither fails.
+
+    A third session holds the game's lock until both passes wait for it (neither can have looked at the outbox
+    yet), then lets them go; a pass that does not wait for the lock finishes first and fails the test."""
+    settings = replace(Settings(), db_url=postgres_url, maildir=tmp_path / "mail", listen_port=0, board_pictures=False)
+    db = make_engine(postgres_url)
+    ensure_schema(db)
+    try:
+        create_game(db, settings, "g1", PLAYERS, seed="s1", now=T0)
+        at = T0 + timedelta(hours=37)  # 11 hours before the first deadline: one reminder due
+        with db.connect() as blocker, ThreadPoolExecutor(2) as pool:
+            holding = blocker.begin()
+            blocker.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": game_lock_key("g1")})
+            passes = [pool.submit(send_reminders, db, settings, now=at) for _ in range(2)]
+            give_up = time.monotonic() + 120
+            while _waiting_for_a_game_lock(db) < 2:
+                assert not any(p.done() for p in passes), "a reminder pass ran without waiting for the game's lock"
+                assert time.monotonic() < give_up, "the reminder passes never both waited for the game's lock"
+                time.sleep(0.01)
+            holding.rollback()
+            queued = sorted(p.result(timeout=120) for p in passes)
+        assert queued == [0, 1]
+        with UnitOfWork(db) as uow:
+            assert [row.recipient for row in uow.outbox.list("g1") if row.kind == "reminder"] == [
+                next(p.email for p in PLAYERS if p.name == asked(db))
+            ]
+    finally:
+        db.dispose()
