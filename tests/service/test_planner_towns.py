@@ -76,3 +76,12 @@ def test_no_towns_beside_another_nations_tokens():
     state = position({**_case({"Upper Egypt": {"tokens": {"Egypt": 4}}}),
                       "areas": {"Memphis": {"tokens": {"Egypt": 5, "Crete": 1}}, "Upper Egypt": {"tokens": {"Egypt": 4}}}})
     assert town_plan(state, "Egypt") == ([], {})
+
+
+def test_twelve_tokens_where_there_is_no_site_build_a_city():
+    """Movement gathers twelve tokens off a site (§25.1); under Small Cities the planner must build there too,
+    or surplus removal takes all but the area's limit of them."""
+    text, state = _answer(_case({"Sinai": {"tokens": {"Egypt": 12}}, "Upper Egypt": {"tokens": {"Egypt": 4}}}))
+    assert text == "BUILD Sinai\nDONE"
+    assert state.area("Sinai").city == "Egypt"
+    assert state.area("Sinai").tokens.get("Egypt", 0) == 0

@@ -79,12 +79,13 @@ def town_plan(state: GameState, nation: str) -> tuple[list[str], dict[str, int]]
     banked: dict[str, int] = {}
     over = surplus(state, nation)
     for area in sorted(state.areas):
+        if area in plain:
+            builds.append(area)  # six tokens on a site, or twelve anywhere else (§25.1)
+            continue
         if area not in ruleset_of(state).areas or not _site(state, nation, area):
             continue
         have, made = state.area(area).tokens.get(nation, 0), towns_here(state, nation, area)
-        if area in plain:
-            builds.append(area)
-        elif have and made + have >= TOWNS_TO_CITY:
+        if have and made + have >= TOWNS_TO_CITY:
             towns[area] = TOWNS_TO_CITY - made
         elif over.get(area) and made + have <= MOST_TOWNS:
             banked[area] = have
