@@ -173,6 +173,8 @@ def _unit_points(name: str, keep_one: bool, cites: tuple[str, ...]) -> Callable[
             # under No-Trading its High may be a secondary victim like anyone (Q-NT7).
             spared = giver if spec.tradable else None
             others = [n for n in in_ast_order(state, state.nations) if n not in (victim, spared)]
+            if not others:
+                return None  # two players, the other one traded the card: nobody is left to be given any (§29.61)
             total, cap = spec.secondary["unit_points_total"], spec.secondary["max_per_player"]
             question = (
                 f"{name}: give {total} more unit points to other players, at most {cap} each"
