@@ -16,6 +16,7 @@ from pbem.rules import engine as E
 from pbem.rules.core.commands import PassDeadline
 from pbem.rules.core.draws import Draws
 from pbem.service.bots import bot_orders
+from pbem.service.bots.movement import supported_after_building
 from pbem.service.bots.towns import town_plan
 
 SMALL = {"variant-small-cities": "on"}
@@ -85,3 +86,15 @@ def test_twelve_tokens_where_there_is_no_site_build_a_city():
     assert text == "BUILD Sinai\nDONE"
     assert state.area("Sinai").city == "Egypt"
     assert state.area("Sinai").tokens.get("Egypt", 0) == 0
+
+
+def test_movement_gathers_no_city_that_the_towns_above_their_limit_leave_unsupported():
+    """Memphis holds 4 towns over a limit of 3, so one of Egypt's 4 remaining tokens supports them (SC-6): a second
+    city of twelve tokens in Sinai would need 2 x 2 + 1 = 5. Gathering it anyway loses the twelve to surplus removal,
+    since construction (rightly) refuses to build it. Without Small Cities the same position can build it."""
+    areas = {"Thebes": {"city": "Egypt"}, "Memphis": {"towns": {"Egypt": 4}},
+             "Sinai": {"tokens": {"Egypt": 12}}, "Upper Egypt": {"tokens": {"Egypt": 4}}}
+    small = position(_case(areas))
+    assert not supported_after_building(small, "Egypt", {"Sinai"})
+    base = position({**_case({k: v for k, v in areas.items() if k != "Memphis"}), "options": {}})
+    assert supported_after_building(base, "Egypt", {"Sinai"})

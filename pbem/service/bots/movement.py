@@ -8,7 +8,9 @@ civilization, so the planner writes its own orders:
    neighbours that can spare them best: never from a site already being
    gathered, plain areas before other sites. It keeps a site only if the
    cities it would then have stay supported after surplus removal (two
-   tokens on the board each, §26.3), so a new city never costs an old one.
+   tokens on the board each, §26.3, and under Small Cities one for every two
+   towns above their areas' limits, SC-6), so a new city never costs an old
+   one, and no city is gathered that construction would refuse to build.
 2. Hemmed in with no open city site by land, it sails a shipload to one
    (``seafaring``).
 3. The rest spread into empty neighbouring areas, so that they grow rather
@@ -46,12 +48,16 @@ def _free(state: GameState, nation: str, area: str) -> bool:
 
 
 def supported_after_building(state: GameState, nation: str, sites: set[str]) -> bool:
-    """Would the nation's cities, with new ones on ``sites``, keep two tokens each once surplus is removed?"""
+    """Would the nation's cities, with new ones on ``sites``, keep two tokens each once surplus is removed?
+
+    Under Small Cities its towns above their areas' limits need support too (SC-6): the construction plan
+    (``towns``) checks them, so a city gathered without them would be refused and its tokens lost as surplus."""
     on_board = state.tokens_on_board(nation)
     built = sum(state.area(s).tokens.get(nation, 0) for s in sites)
     lost = sum(k for area, k in surplus(state, nation).items() if area not in sites)
     cities = state.cities_on_board(nation) + len(sites)
-    return on_board - built - lost >= SUPPORT_PER_CITY * cities and support_needed(state, nation) >= 0
+    towns = support_needed(state, nation) - SUPPORT_PER_CITY * state.cities_on_board(nation)  # excess towns (SC-6)
+    return on_board - built - lost >= SUPPORT_PER_CITY * cities + towns
 
 
 class _Plan:
