@@ -47,6 +47,7 @@ from tests.hostile.processes import (  # noqa: E402
     UNSENT,
     Server,
     SinkRelay,
+    press_message,
     send_until_taken,
 )
 from tests.postgres_server import ThrowawayPostgres, create_database, drop_database  # noqa: E402
@@ -107,13 +108,7 @@ def _players(game: str) -> list[NewPlayer]:
 
 
 def _press(game: str, player: NewPlayer, number: int, to: str) -> EmailMessage:
-    message = EmailMessage(policy=default_policy)
-    message["From"] = player.email
-    message["To"] = to
-    message["Subject"] = "press"
-    message["Message-ID"] = f"<bench-{game}-{player.name.lower()}-{number}@players.example>"
-    message.set_content(f"PRESS TO ALL: {game} {player.name} {number}\n")
-    return message
+    return press_message(player, to, f"bench-{game}-{player.name.lower()}-{number}", f"{game} {player.name} {number}")
 
 
 def _count(db: Engine, query: str) -> int:

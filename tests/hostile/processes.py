@@ -68,14 +68,19 @@ class Server:
             self.proc.wait(timeout=60)
 
 
-def press_order(i: int, sender: NewPlayer, to: str) -> EmailMessage:
+def press_message(sender: NewPlayer, to: str, key: str, words: str) -> EmailMessage:
+    """A press order to everyone as a mail client writes it: ``words`` in the body, ``key`` in its Message-ID."""
     message = EmailMessage(policy=default_policy)
     message["From"] = sender.email
     message["To"] = to
     message["Subject"] = "press"
-    message["Message-ID"] = f"<hostile-{i}@players.example>"
-    message.set_content(f"PRESS TO ALL: hostile {i}\n")
+    message["Message-ID"] = f"<{key}@players.example>"
+    message.set_content(f"PRESS TO ALL: {words}\n")
     return message
+
+
+def press_order(i: int, sender: NewPlayer, to: str) -> EmailMessage:
+    return press_message(sender, to, f"hostile-{i}", f"hostile {i}")
 
 
 def send_until_taken(port: int, message: EmailMessage, sender: str, to: str) -> int:

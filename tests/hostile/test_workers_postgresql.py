@@ -43,7 +43,13 @@ from pbem.service.server import utc_now
 from pbem.service.settings import Settings
 from pbem.store.database import ensure_schema, make_engine
 
-from .processes import Server, SinkRelay, send_until_taken, wait_until_settled
+from .processes import (
+    Server,
+    SinkRelay,
+    press_message,
+    send_until_taken,
+    wait_until_settled,
+)
 
 pytestmark = pytest.mark.hostile
 
@@ -59,13 +65,7 @@ def _players(game: str) -> list[NewPlayer]:
 
 def _press(game: str, player: NewPlayer, number: int, to: str) -> EmailMessage:
     """Press order ``number`` of one player: its text names game, player and number, so the log shows its place."""
-    message = EmailMessage(policy=default_policy)
-    message["From"] = player.email
-    message["To"] = to
-    message["Subject"] = "press"
-    message["Message-ID"] = f"<press-{game}-{player.name.lower()}-{number}@players.example>"
-    message.set_content(f"PRESS TO ALL: {game} {player.name} {number}\n")
-    return message
+    return press_message(player, to, f"press-{game}-{player.name.lower()}-{number}", f"{game} {player.name} {number}")
 
 
 def _reply_addresses(letters: list[bytes]) -> dict[str, str]:
