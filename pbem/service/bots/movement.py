@@ -13,9 +13,14 @@ civilization, so the planner writes its own orders:
    one, and no city is gathered that construction would refuse to build.
 2. Hemmed in with no open city site by land, it sails a shipload to one
    (``seafaring``).
-3. The rest spread into empty neighbouring areas, so that they grow rather
+3. A pirate city next door is attacked when enough tokens can reach it
+   (``city_attack_needed``, §24.34) and the nation's cities stay supported:
+   pirate cities need no support and stay until attacked, so under
+   No-Trading, where Piracy strikes the few nations that roll again and
+   again, they wall a nation in for good.
+4. The rest spread into empty neighbouring areas, so that they grow rather
    than be removed as surplus.
-4. Tokens still above an area's limit, which surplus removal would take
+5. Tokens still above an area's limit, which surplus removal would take
    anyway, attack a neighbouring area held by another nation's tokens.
 
 It starts no other fight: a war costs both sides the tokens that would
@@ -25,6 +30,7 @@ a copy of the game, so the server never refuses one.
 
 from __future__ import annotations
 
+from pbem.rules.board.battle import PIRATES, city_attack_needed
 from pbem.rules.board.support import support_needed, surplus
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.state import GameState
@@ -149,6 +155,38 @@ def _spread(plan: _Plan, gathered: set[str]) -> None:
                 plan.move(min(spare, areas[to].population_limit), origin, to)
 
 
+def _retake(plan: _Plan, gathered: set[str]) -> None:
+    """Attack each neighbouring pirate city that enough tokens can reach, surplus tokens first.
+
+    The attackers are as good as lost (the city fights as six tokens), so the
+    nation's cities, and those gathered this turn, must stay supported by
+    what is left."""
+    nation = plan.nation
+    pirates = sorted(a for a, here in plan.state.areas.items() if here.city == PIRATES)
+    for target in pirates:
+        need = city_attack_needed(plan.state, nation, PIRATES)
+        over = surplus(plan.state, nation)
+        sources = sorted(
+            (n for n in land_neighbours(plan.state, target) if n not in gathered and plan.movable(n) > 0),
+            key=lambda n: (-over.get(n, 0), -plan.movable(n), n),
+        )
+        if sum(plan.movable(n) for n in sources) < need:
+            continue
+        before_state, before_lines = plan.state, list(plan.lines)
+        for source in sources:
+            short = need - plan.mine(target)
+            if short <= 0:
+                break
+            plan.move(min(short, plan.movable(source)), source, target)
+        left = plan.state.tokens_on_board(nation) - plan.mine(target)
+        left -= sum(k for area, k in surplus(plan.state, nation).items() if area not in gathered and area != target)
+        left -= sum(plan.mine(s) for s in gathered)
+        cities = plan.state.cities_on_board(nation) + len(gathered)
+        towns = support_needed(plan.state, nation) - SUPPORT_PER_CITY * plan.state.cities_on_board(nation)
+        if plan.mine(target) < need or left < SUPPORT_PER_CITY * cities + towns:
+            plan.state, plan.lines = before_state, before_lines
+
+
 def _raid(plan: _Plan, gathered: set[str]) -> None:
     """Tokens that surplus removal would take anyway attack a neighbour's tokens: a fight that costs nothing."""
     areas = ruleset_of(plan.state).areas
@@ -176,6 +214,7 @@ def plan_moves(prompt: Prompt, state: GameState) -> str:
         if tried is not None:
             plan.state = tried
             plan.lines.append(sail)
+    _retake(plan, gathered)
     _spread(plan, gathered)
     _raid(plan, gathered)
     return "\n".join(plan.lines + ["HALT"])
