@@ -8,7 +8,8 @@ reproducible from its seed. Three strategies:
 * ``greedy`` tries each choice on a copy of the game with the pure engine,
   scores its own position when the engine next waits, and takes the best
   (``lookahead``);
-* ``planner`` plays to win: it writes its own movement (``movement``), buys
+* ``planner`` plays to win: it writes its own movement (``movement``), and
+  under No-Trading says whether it rolls for calamities (``calamities``), buys
   several civilization cards a turn by its own plan and keeps the trade
   cards its sets need (``advances``), and trades for sets (``trading``);
   elsewhere it looks ahead like a greedy bot.
@@ -29,6 +30,7 @@ from pbem.rules.phases.movement.turns import MOVE_STEP, SHIP_STEP
 from pbem.rules.ruleset.options import options_of
 
 from .advances import hand_limit_order, plan_purchase
+from .calamities import volunteering
 from .economy import stack_nine_order, tax_rate_order
 from .homeland import choose_nation, place_start
 from .lookahead import best_choice, nation_of, try_orders
@@ -68,8 +70,8 @@ def _planned(prompt: Prompt, rng: random.Random, state: GameState) -> str | None
         return None
     if prompt.step == SHIP_STEP:
         return _checked(state, prompt, ship_order(state, nation))
-    if prompt.step == MOVE_STEP:
-        return plan_moves(prompt, state)
+    if prompt.step == MOVE_STEP:  # every nation with tokens is asked: the time to set its standing order
+        return "\n".join([*volunteering(state, nation), plan_moves(prompt, state)])
     if prompt.step == "build-cities" and options_of(state).small_cities:
         return _checked(state, prompt, small_cities_order(prompt, state))
     if prompt.step == "build-cities":
