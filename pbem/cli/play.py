@@ -45,24 +45,28 @@ def demo(out: Path, players: int, turns: int, bots: str, options: tuple[str, ...
 @click.option("--option", "options", multiple=True, help="KEY=VALUE game option.")
 @click.option("--miss", default=0.1, type=float, help="Chance that a bot misses a deadline (defaults apply).")
 @click.option("--strategy", default="random", type=click.Choice(["random", "greedy", "planner"]), help="How bots choose among legal orders.")
+@click.option("--db", "db_url", default=None, metavar="URL",
+              help="Keep the game in this database (the same as `pbem --db URL simulate`).")
 @click.option("--json", "as_json", is_flag=True)
 @pass_ctx
 def simulate(
-    ctx: Context, players: int, turns: int, seed: str, options: tuple[str, ...], miss: float, strategy: str, as_json: bool
+    ctx: Context, players: int, turns: int, seed: str, options: tuple[str, ...], miss: float, strategy: str,
+    db_url: str | None, as_json: bool,
 ) -> None:
     """Play a game with bots choosing legal orders, through the same service layer as email.
 
-    With `pbem --db URL simulate ...` the game is kept in that database, to be
-    read, replayed and verified afterwards (`pbem state`, `pbem log`, `pbem
-    verify`); without it the game lives in a temporary database. Only a URL
-    given on the command line is used: a server's own database (from its
-    settings file or environment) never fills with bot games by accident.
+    With `pbem simulate --db URL ...` (or `pbem --db URL simulate ...`) the
+    game is kept in that database, to be read, replayed and verified
+    afterwards (`pbem state`, `pbem log`, `pbem verify`); without it the game
+    lives in a temporary database. Only a URL given on the command line is
+    used: a server's own database (from its settings file or environment)
+    never fills with bot games by accident.
     """
     from pbem.service.games import GameError
     from pbem.service.simulate import simulate as run
 
     opts = dict(item.split("=", 1) for item in options if "=" in item)
-    kept = ctx.settings.db_url if ctx.sources.get("db_url") == "command line" else None
+    kept = db_url or (ctx.settings.db_url if ctx.sources.get("db_url") == "command line" else None)
     try:
         with progress_bar("simulating turns", quiet=as_json) as report:
             summary = run(players, turns, seed, options=opts, miss=miss, strategy=strategy, db_url=kept, progress=report)

@@ -46,6 +46,17 @@ def test_simulate_keeps_the_game_in_the_database_named_on_the_command_line(tmp_p
     assert again.returncode == 2 and "already exists" in again.stderr and len(again.stderr.splitlines()) == 1
 
 
+def test_simulate_takes_the_database_as_its_own_option_too(tmp_path):
+    """`pbem simulate --db URL`, as the command is often written, keeps the game just as `pbem --db URL simulate`."""
+    url = f"sqlite:///{tmp_path / 'own.sqlite'}"
+    played = subprocess.run([sys.executable, "-m", "pbem.cli", "simulate", "--db", url, "--players", "3", "--turns", "1",
+                             "--seed", "own"], capture_output=True, text=True, timeout=300)
+    assert played.returncode == 0 and f"kept in {url}" in played.stdout, played.stdout + played.stderr
+    verified = subprocess.run([sys.executable, "-m", "pbem.cli", "--db", url, "verify", "sim-own"],
+                              capture_output=True, text=True, timeout=120)
+    assert verified.returncode == 0 and "re-derivation ok" in verified.stdout, verified.stdout
+
+
 @pytest.mark.parametrize("players", range(2, 9))
 @pytest.mark.parametrize("seed", ["a", "b", "c"])
 def test_bot_games_keep_every_invariant(players, seed):
