@@ -78,14 +78,10 @@ class Prepared:
         sql, order, fixed = self._compiled.get(dialect.name) or self._compile(dialect)
         if order is None:
             return sql, lambda values: {**fixed, **dict(zip(names, values))}
-        if order == names:
-            return sql, _same
-        if order[:len(names)] == names:
-            tail = tuple(fixed[key] for key in order[len(names):])
-            return sql, lambda values: values + tail
-        where = {name: i for i, name in enumerate(names)}
-        picks = tuple((where[key], None) if key in where else (None, fixed[key]) for key in order)
-        return sql, lambda values: tuple(values[i] if i is not None else value for i, value in picks)
+        if order[:len(names)] != names:  # the statements bound this way put their values first
+            raise ValueError(f"{names!r} are not the first placeholders of {sql!r} ({order!r})")
+        tail = tuple(fixed[key] for key in order[len(names):])
+        return sql, lambda values: values + tail
 
     def _ready(self, conn: Connection) -> tuple[str, tuple[str, ...] | None, dict[str, Any], DBAPICursor]:
         dialect = conn.dialect
@@ -97,10 +93,6 @@ class Prepared:
         if order is None:
             return {**fixed, **params} if fixed else params
         return tuple(params[key] if key in params else fixed[key] for key in order)
-
-
-def _same(values: tuple) -> tuple:
-    return values
 
 
 def driver_cursor(conn: Connection) -> DBAPICursor:
