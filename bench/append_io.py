@@ -97,6 +97,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         for name in names:
             added = frames_per_commit(Path(tmp) / f"{name.replace(' ', '-')}.sqlite", CONTENDERS[name], args.appends)
+            if not added:
+                print(f"{name:<12} no commit counted")
+                continue
             print(f"{name:<12} {args.appends} one-event appends: WAL frames a commit median {statistics.median(added)},"
                   f" min {min(added)}, max {max(added)} ({len(added)} commits counted)")
 
