@@ -7,7 +7,10 @@ Every contender writes to its own new SQLite file in WAL mode with
 interleaved (raw, eventsourcing, pbem, raw, ...) so that a noisy neighbour
 hurts all three alike. Reported: the median time per event over the rounds,
 and pbem's rate as a ratio of each reference's (1.0 = as fast; higher is
-better).
+better). Each round also times 30 bare commits of one row in a file of their
+own (``the disk's commit``): on a shared virtual disk a durable commit may
+take 0.2 ms one minute and 4 ms the next, and pbem's own CPU, which waiting
+hides, shows only in the fast rounds (docs/performance.md).
 
 * **raw sqlite3**: the least a durable append can do. One connection;
   ``BEGIN IMMEDIATE``, one ``INSERT`` into a table shaped like pbem's
@@ -128,26 +131,47 @@ def _pbem(path: Path, batches: int, size: int) -> float:
     return took / (batches * size)
 
 
+def _disk_commit(path: Path, commits: int = 30) -> float:
+    """Median seconds of a bare durable commit (one small row, WAL, synchronous=FULL) on this disk now."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute("CREATE TABLE probe (n INTEGER)")
+    took = []
+    for n in range(commits):
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("INSERT INTO probe VALUES (?)", (n,))
+        start = time.perf_counter()
+        conn.execute("COMMIT")
+        took.append(time.perf_counter() - start)
+    conn.close()
+    return statistics.median(took)
+
+
 CONTENDERS: dict[str, Callable[[Path, int, int], float]] = {
     "raw sqlite3": _raw, "eventsourcing": _eventsourcing, "pbem": _pbem,
 }
 
 
-def appends(tmp: Path, rounds: int, batches: int, size: int) -> dict[str, float]:
-    """Median seconds per event for each contender, rounds interleaved."""
+def appends(tmp: Path, rounds: int, batches: int, size: int) -> tuple[dict[str, float], list[float]]:
+    """Median seconds per event for each contender, rounds interleaved; and the disk's commit in each round."""
     times: dict[str, list[float]] = {name: [] for name in CONTENDERS}
+    disk = []
     for round_ in range(rounds):
+        disk.append(_disk_commit(tmp / f"probe-{size}-{round_}.sqlite"))
         for name, run in CONTENDERS.items():
             times[name].append(run(tmp / f"{name.replace(' ', '-')}-{size}-{round_}.sqlite", batches, size))
-    return {name: statistics.median(values) for name, values in times.items()}
+    return {name: statistics.median(values) for name, values in times.items()}, disk
 
 
-def _report(title: str, medians: dict[str, float]) -> None:
+def _report(title: str, measured: tuple[dict[str, float], list[float]]) -> None:
+    medians, disk = measured
     print(title)
     for name, seconds in medians.items():
         print(f"  {name:<14} {seconds * 1e6:8.1f} us/event  ({1 / seconds:8.0f} events/s)")
     for name in ("raw sqlite3", "eventsourcing"):
         print(f"  pbem / {name}: {medians[name] / medians['pbem']:.2f}x the rate")
+    print("  the disk's commit by round: " + ", ".join(f"{seconds * 1e6:.0f}" for seconds in disk) + " us")
 
 
 def main() -> None:

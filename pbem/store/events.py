@@ -22,7 +22,7 @@ import orjson
 from sqlalchemy import Connection, bindparam, func, select
 from sqlalchemy.exc import IntegrityError
 
-from pbem.store.prepared import Prepared
+from pbem.store.prepared import Prepared, driver_cursor
 from pbem.store.schema import events as events_table
 
 GENESIS = "0" * 64
@@ -205,6 +205,7 @@ _DEDUPE = Prepared(select(events_table.c.game_id).where(events_table.c.dedupe_ke
 _INSERT_COLUMNS = ("game_id", "version", "type", "schema_version", "payload", "meta", "dedupe_key",
                    "prev_hash", "hash")
 _INSERT = Prepared(events_table.insert().returning(events_table.c.position), _INSERT_COLUMNS)
+_HEAD_NAMES = ("game_id",)
 _GAME_LOG = (
     select(*_COLUMNS)
     .where(events_table.c.game_id == bindparam("game_id"))
@@ -326,14 +327,21 @@ class EventStore:
         if len(set(keys)) != len(keys):
             raise ValueError(f"the batch repeats a dedupe key: {keys!r}")
 
-        version, prev_hash = self.head(game_id)
+        # Both statements on one cursor of the driver, their arguments made
+        # by the binders worked out once per dialect (pbem/store/prepared.py).
+        conn = self.conn
+        dialect = conn.dialect
+        cursor = driver_cursor(conn)
+        head_sql, head_arguments = _HEAD.binder(dialect, _HEAD_NAMES)
+        row = cursor.execute(head_sql, head_arguments((game_id,))).fetchone()
+        version, prev_hash = (0, GENESIS) if row is None else row
         if version != expected_version:
             self._raise_if_duplicate(keys)
             raise ConcurrencyError(game_id, expected_version, version)
         if not events:
             return []
 
-        rows: list[dict] = []
+        rows: list[tuple] = []
         prefix = '{"game_id":' + _dumps(game_id) + ',"metadata":'
         for event in events:
             if not isinstance(event, NewEvent):
@@ -350,33 +358,32 @@ class EventStore:
                 + ',"type":' + _dumps(event.type) + ',"version":' + str(version) + "}"
             ).encode("utf-8")
             digest = chain_hash(prev_hash, canonical)
-            rows.append({
-                "game_id": game_id, "version": version, "type": event.type,
-                "schema_version": event.schema_version, "payload": payload_text,
-                "meta": metadata_text, "dedupe_key": event.dedupe_key,
-                "prev_hash": prev_hash, "hash": digest,
-            })
+            # In the order of _INSERT_COLUMNS.
+            rows.append((game_id, version, event.type, event.schema_version, payload_text, metadata_text,
+                         event.dedupe_key, prev_hash, digest))
             prev_hash = digest
 
-        guarded = self.conn.dialect.name != "sqlite" or len(rows) > 1
-        integrity_error = self.conn.dialect.loaded_dbapi.IntegrityError
+        insert_sql, insert_arguments = _INSERT.binder(dialect, _INSERT_COLUMNS)
+        guarded = dialect.name != "sqlite" or len(rows) > 1
+        integrity_error = dialect.loaded_dbapi.IntegrityError
         try:
             if guarded:
-                with self.conn.begin_nested():
-                    positions = _INSERT.first_of_each(self.conn, rows)
+                with conn.begin_nested():
+                    positions = [cursor.execute(insert_sql, insert_arguments(row)).fetchone()[0] for row in rows]
             else:
-                positions = _INSERT.first_of_each(self.conn, rows)
+                positions = [cursor.execute(insert_sql, insert_arguments(rows[0])).fetchone()[0]]
         except (IntegrityError, integrity_error) as exc:
             raise self._translate(exc, game_id, expected_version, keys) from exc
-        return [
-            RecordedEvent(
-                position=position, game_id=game_id, version=row["version"], type=row["type"],
-                schema_version=row["schema_version"], payload=_loads(row["payload"]),
-                metadata=_loads(row["meta"]), dedupe_key=row["dedupe_key"],
-                prev_hash=row["prev_hash"], hash=row["hash"],
-            )
-            for row, position in zip(rows, positions)
-        ]
+        recorded = []
+        for (_, version, type_, schema_version, payload_text, metadata_text, dedupe_key, prev_hash, digest), \
+                position in zip(rows, positions):
+            # Filled as _recorded fills a row read back, without the frozen dataclass's __init__.
+            event = _new(RecordedEvent)
+            event.__dict__.update(zip(_FIELDS, (
+                position, game_id, version, type_, schema_version, _loads(payload_text), _loads(metadata_text),
+                dedupe_key, prev_hash, digest, None)))
+            recorded.append(event)
+        return recorded
 
     def mark_superseded(
         self, game_id: str, after: int, upto: int, by_version: int

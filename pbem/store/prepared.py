@@ -14,7 +14,7 @@ wrappers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Connection
@@ -29,6 +29,7 @@ class Prepared:
         self.statement = statement
         self.column_keys = list(column_keys) if column_keys is not None else None
         self._compiled: dict[str, tuple[str, tuple[str, ...] | None, dict[str, Any]]] = {}
+        self._binders: dict[tuple[str, tuple[str, ...]], tuple[str, Callable[[tuple], Any]]] = {}
 
     def _compile(self, dialect: Dialect) -> tuple[str, tuple[str, ...] | None, dict[str, Any]]:
         compiled = self.statement.compile(dialect=dialect, column_keys=self.column_keys)
@@ -57,15 +58,50 @@ class Prepared:
             out.append(cursor.fetchone()[0])
         return out
 
+    def binder(self, dialect: Dialect, names: tuple[str, ...]) -> tuple[str, Callable[[tuple], Any]]:
+        """The SQL for ``dialect`` and a function from a tuple of values, in the order of ``names``, to its arguments.
+
+        For a statement run once per append: ``run`` builds the driver's
+        arguments from a dict, key by key, and a durable one-event append
+        is short enough for that to show (docs/performance.md). Here the
+        mapping is worked out once per dialect: the values as they come when
+        the driver's placeholders are those names in that order (SQLite's
+        ``?``), the fixed values of the statement (a LIMIT) appended after
+        them, or a dict for named placeholders (psycopg's ``%(name)s``).
+        """
+        found = self._binders.get((dialect.name, names))
+        if found is None:
+            found = self._binders[(dialect.name, names)] = self._make_binder(dialect, names)
+        return found
+
+    def _make_binder(self, dialect: Dialect, names: tuple[str, ...]) -> tuple[str, Callable[[tuple], Any]]:
+        sql, order, fixed = self._compiled.get(dialect.name) or self._compile(dialect)
+        if order is None:
+            return sql, lambda values: {**fixed, **dict(zip(names, values))}
+        if order[:len(names)] != names:  # the statements bound this way put their values first
+            raise ValueError(f"{names!r} are not the first placeholders of {sql!r} ({order!r})")
+        tail = tuple(fixed[key] for key in order[len(names):])
+        return sql, lambda values: values + tail
+
     def _ready(self, conn: Connection) -> tuple[str, tuple[str, ...] | None, dict[str, Any], DBAPICursor]:
         dialect = conn.dialect
         sql, order, fixed = self._compiled.get(dialect.name) or self._compile(dialect)
-        if not conn.in_transaction():
-            conn.begin()  # as SQLAlchemy's own autobegin would (on SQLite: BEGIN IMMEDIATE)
-        return sql, order, fixed, conn.connection.driver_connection.cursor()
+        return sql, order, fixed, driver_cursor(conn)
 
     @staticmethod
     def _arguments(params: Mapping[str, Any], order: tuple[str, ...] | None, fixed: dict[str, Any]) -> Any:
         if order is None:
             return {**fixed, **params} if fixed else params
         return tuple(params[key] if key in params else fixed[key] for key in order)
+
+
+def driver_cursor(conn: Connection) -> DBAPICursor:
+    """A cursor of the driver's connection under ``conn``, inside ``conn``'s transaction.
+
+    Begins the transaction first if there is none, as SQLAlchemy's own
+    autobegin would (on SQLite: BEGIN IMMEDIATE), so that statements run on
+    the cursor commit or roll back with the unit of work.
+    """
+    if not conn.in_transaction():
+        conn.begin()
+    return conn.connection.driver_connection.cursor()

@@ -86,6 +86,20 @@ def test_append_read_round_trip(db_engine):
         assert EventStore(conn).head("g1") == (2, recorded[1].hash)
 
 
+def test_one_event_appends_return_what_is_read_back(db_engine):
+    # One event a unit of work, as the mail path appends: the returned events
+    # are the rows as stored, and each chains onto the one before.
+    recorded = []
+    for version in range(3):
+        event = NewEvent("OrderRecorded", {"turn": version, "orders": ("MOVE", 2)}, {"actor": "p1"},
+                         dedupe_key=f"mail:{version}")
+        with UnitOfWork(db_engine) as uow:
+            recorded += uow.events.append("g1", version, [event])
+    assert read(db_engine, "g1") == recorded
+    assert [e.prev_hash for e in recorded] == [GENESIS, recorded[0].hash, recorded[1].hash]
+    assert recorded[2].payload == {"turn": 2, "orders": ["MOVE", 2]}
+
+
 def test_versions_per_game_positions_global(db_engine):
     a1 = append(db_engine, "a", 0, [ev(1), ev(2)])
     b1 = append(db_engine, "b", 0, [ev(1)])
