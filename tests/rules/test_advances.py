@@ -21,8 +21,15 @@ from pbem.rules.core.draws import Draws
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.engine import describe_event
 from pbem.rules.phases.advances.hand_limit import DiscardCards, default_discards
-from pbem.rules.phases.advances.payment import Payments, auto_payment, buyable, price
-from pbem.rules.phases.advances.purchase import BuyAdvances
+from pbem.rules.phases.advances.payment import (
+    Payments,
+    affordable,
+    affords_a_card,
+    auto_payment,
+    buyable,
+    price,
+)
+from pbem.rules.phases.advances.purchase import BuyAdvances, asked_to_buy
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 from .casefile import position
@@ -149,6 +156,22 @@ def test_payments_listed_once_choose_for_every_sum_what_the_rule_chooses(mining)
         payments = Payments(state, "Egypt")
         for due in range(0, 90, 7):
             assert payments.choose(due) == auto_payment(state, "Egypt", due) == _thriftiest(state, "Egypt", due)
+
+
+def test_a_nation_is_asked_to_buy_exactly_when_it_can_afford_a_card_alone():
+    rng = random.Random(12)
+    base = game(E10)
+    kinds = sorted(commodity_kinds(base))
+    seen = set()
+    for _ in range(60):
+        hand = tuple(rng.choice(kinds) for _ in range(rng.randint(0, 6)))
+        owned = tuple(rng.sample(["Mysticism", "Pottery", "Mining", "Astronomy", "Coinage"], rng.randint(0, 3)))
+        state = base.with_nation(replace(base.nations["Egypt"], hand=hand, civ_cards=owned, treasury=rng.randint(0, 12)))
+        can = bool(affordable(state, "Egypt"))
+        assert affords_a_card(state, "Egypt") == can
+        assert ("Egypt" in asked_to_buy(state)) == can
+        seen.add(can)
+    assert seen == {True, False}
 
 
 # -- prompts, refusals, defaults ---------------------------------------------------------------------------

@@ -68,6 +68,13 @@ def affordable(state: GameState, nation: str) -> list[str]:
     return [c for c in buyable(state, nation) if price(state, nation, (c,))[2] <= most]
 
 
+def affords_a_card(state: GameState, nation: str) -> bool:
+    """Whether `affordable` lists any card: priced up to the first it finds (phase 12 asks this of every nation
+    whenever it settles)."""
+    most = most_payable(state, nation)
+    return any(price(state, nation, (c,))[2] <= most for c in buyable(state, nation))
+
+
 def auto_payment(state: GameState, nation: str, due: int) -> tuple[dict[str, int], int] | None:
     """The payment the engine chooses: least excess, then least treasury, then fewest cards (None: cannot pay)."""
     return Payments(state, nation).choose(due)

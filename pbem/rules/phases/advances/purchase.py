@@ -32,6 +32,7 @@ from pbem.rules.phases.advances.payment import (
     PHASE,
     Payments,
     affordable,
+    affords_a_card,
     auto_payment,
     credits,
     most_payable,
@@ -63,7 +64,7 @@ class BuyAdvances:
 
 
 def asked_to_buy(state: GameState) -> list[str]:
-    return [n for n in in_ast_order(state, state.nations) if affordable(state, n)]
+    return [n for n in in_ast_order(state, state.nations) if affords_a_card(state, n)]
 
 
 def order_on_file(state: GameState, nation: str) -> dict[str, Any] | None:
