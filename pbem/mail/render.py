@@ -13,8 +13,9 @@ import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
+from functools import lru_cache
 from pathlib import Path
 
 import jinja2
@@ -225,7 +226,7 @@ def _header_fields(
     else (a name with an accent, a long address field) goes through the
     standard library's header machinery instead.
     """
-    fields = [("From", sender), ("To", recipient), ("Subject", subject), ("Date", email.utils.format_datetime(date)),
+    fields = [("From", sender), ("To", recipient), ("Subject", subject), ("Date", _date_field(date)),
               ("Message-ID", _bracket(message_id))]
     if reply_to:
         fields.append(("Reply-To", reply_to))
@@ -257,6 +258,17 @@ def _header_fields(
             line = folded
         out.append((name, line))
     return out
+
+
+def _date_field(date: datetime) -> str:
+    """The Date header's text, remembered: every letter of one step is dated the same. Keyed by the offset
+    too: the same instant in another zone is equal as a datetime, and written otherwise."""
+    return _formatted_date(date, date.utcoffset())
+
+
+@lru_cache(maxsize=64)
+def _formatted_date(date: datetime, offset: timedelta | None) -> str:
+    return email.utils.format_datetime(date)
 
 
 def _folded(line: str) -> str | None:

@@ -220,6 +220,16 @@ def test_naive_date_is_utc(renderer):
     assert naive == build(rendered)
 
 
+def test_the_same_instant_in_another_zone_is_dated_in_that_zone(renderer):
+    """The Date header's text is remembered per date: an equal datetime with another offset is written its way."""
+    rendered = renderer.render("notice", NOTICE)
+    utc = build(rendered, recipient="zoe@example.fr")
+    paris = build(rendered, recipient="zoe@example.fr", date=DATE.astimezone(timezone(timedelta(hours=2))))
+    assert b"Date: Mon, 10 Jun 2024 09:12:00 +0000\r\n" in utc
+    assert b"Date: Mon, 10 Jun 2024 11:12:00 +0200\r\n" in paris
+    assert build(rendered, recipient="zoe@example.fr") == utc
+
+
 def test_build_message_parses_back_through_inbound(renderer):
     rendered = renderer.render("notice", {**NOTICE, "game": "nile-1"})
     mail = parse_message(build(rendered))
