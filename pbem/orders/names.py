@@ -24,11 +24,11 @@ def _norm(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
 
-def understand_name(text: str, candidates: Iterable[str], kind: str) -> tuple[str, str | None]:
-    """(the name meant, a note when a misspelling was read) or LookupError with suggestions."""
+def understand_name(text: str, candidates: Iterable[str], kind: str, *, explain: bool = True) -> tuple[str, str | None]:
+    """(the name meant, a note when a misspelling was read) or LookupError, with suggestions if ``explain``."""
     names = list(candidates)
     try:
-        return match_name(text, names, kind=kind), None
+        return match_name(text, names, kind=kind, explain=explain), None
     except LookupError as refusal:
         typed = _norm(text)
         scored = sorted(((ratio, n) for n in names if (ratio := _likeness(typed, _norm(n))) is not None), reverse=True)

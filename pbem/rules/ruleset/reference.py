@@ -61,13 +61,15 @@ def _by_norm(names: tuple[str, ...], aliases: tuple[tuple[str, str], ...]) -> di
 
 
 def match_name(text: str, candidates: Iterable[str], *,
-               aliases: Mapping[str, str] | None = None, kind: str = "name") -> str:
+               aliases: Mapping[str, str] | None = None, kind: str = "name", explain: bool = True) -> str:
     """The one candidate ``text`` means, matched forgivingly.
 
     Case, spaces and punctuation are ignored; a unique prefix is accepted;
     ``aliases`` (other spelling -> candidate) are tried too.  Otherwise a
     LookupError names the nearest candidates, so a reply can say "did you
     mean ...".  Typos are never silently corrected: orders must be meant.
+    Without ``explain`` an unknown name is refused without looking for the
+    nearest (a caller trying which words form a name drops the refusal).
     """
     by_norm = _by_norm(tuple(dict.fromkeys(candidates)), tuple((aliases or {}).items()))
     key = _norm(text)
@@ -82,6 +84,8 @@ def match_name(text: str, candidates: Iterable[str], *,
     if len(prefixed) > 1:
         shown = ", ".join(prefixed[:8]) + (", ..." if len(prefixed) > 8 else "")
         raise LookupError(f"{text!r} could be more than one {kind}: {shown}")
+    if not explain:
+        raise LookupError(f"unknown {kind} {text!r}")
     close = difflib.get_close_matches(key, list(by_norm), n=4, cutoff=0.6)
     suggestions = list(dict.fromkeys(n for k in close for n in by_norm[k]))
     if suggestions:
