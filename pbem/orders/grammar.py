@@ -39,23 +39,28 @@ class LineError(Exception):
 Parser = Callable[[GameState, Actor, str, list[str]], Any]
 
 
-def name(text: str, candidates: Iterable[str], what: str, notes: list[str] | None = None) -> str:
-    """The one name meant by ``text`` (see `names`); a note is added when a misspelling was read."""
+def name(text: str, candidates: Iterable[str], what: str, notes: list[str] | None = None, *,
+         explain: bool = True) -> str:
+    """The one name meant by ``text`` (see `names`); a note is added when a misspelling was read.
+
+    Without ``explain`` a refusal names no near names: for a caller that tries
+    which words form a name and drops the refusals (finding the nearest of a
+    hundred areas was most of reading a MOVE line)."""
     if not text:
         raise LineError(f"say which {what}")
     names = list(candidates)
     try:
-        found, note = understand_name(text, names, what)
+        found, note = understand_name(text, names, what, explain=explain)
     except LookupError as exc:
-        near = difflib.get_close_matches(text.title(), names, n=3, cutoff=0.5)
+        near = difflib.get_close_matches(text.title(), names, n=3, cutoff=0.5) if explain else []
         raise LineError(str(exc).strip("'\""), near) from exc
     if note and notes is not None:
         notes.append(note)
     return found
 
 
-def area(state: GameState, text: str, notes: list[str] | None = None) -> str:
-    return name(text, ruleset_of(state).areas, "area", notes)
+def area(state: GameState, text: str, notes: list[str] | None = None, *, explain: bool = True) -> str:
+    return name(text, ruleset_of(state).areas, "area", notes, explain=explain)
 
 
 def areas(state: GameState, text: str, notes: list[str] | None = None) -> tuple[str, ...]:

@@ -43,7 +43,8 @@ def _two_areas(state: GameState, text: str, notes: list[str], usage: str) -> tup
     for cut in range(1, len(words)):
         found: list[str] = []
         try:
-            pair = (area(state, " ".join(words[:cut]), found), area(state, " ".join(words[cut:]), found))
+            pair = (area(state, " ".join(words[:cut]), found, explain=False),
+                    area(state, " ".join(words[cut:]), found, explain=False))
         except LineError:
             continue
         readings.append((*pair, found))

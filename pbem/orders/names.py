@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
 from collections.abc import Iterable
+from functools import lru_cache
 
 from pbem.rules.ruleset.reference import match_name
 
@@ -20,15 +22,22 @@ ACCEPT_RATIO = 0.85
 RUNNER_UP_BELOW = 0.75
 
 
+@lru_cache(maxsize=4096)
 def _norm(text: str) -> str:
+    """Remembered: a word that names nothing is compared with every name of the list, each normalised."""
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
 
-def understand_name(text: str, candidates: Iterable[str], kind: str) -> tuple[str, str | None]:
-    """(the name meant, a note when a misspelling was read) or LookupError with suggestions."""
+@lru_cache(maxsize=4096)
+def _letters(name: str) -> Counter[str]:
+    return Counter(name)
+
+
+def understand_name(text: str, candidates: Iterable[str], kind: str, *, explain: bool = True) -> tuple[str, str | None]:
+    """(the name meant, a note when a misspelling was read) or LookupError, with suggestions if ``explain``."""
     names = list(candidates)
     try:
-        return match_name(text, names, kind=kind), None
+        return match_name(text, names, kind=kind, explain=explain), None
     except LookupError as refusal:
         typed = _norm(text)
         scored = sorted(((ratio, n) for n in names if (ratio := _likeness(typed, _norm(n))) is not None), reverse=True)
@@ -45,7 +54,10 @@ def _likeness(typed: str, name: str) -> float | None:
     way of the one that is: the cheap upper bounds spare working out the
     ratio for nearly every name (a misread area is compared with all of them).
     """
-    matcher = difflib.SequenceMatcher(None, typed, name)
-    if matcher.real_quick_ratio() < RUNNER_UP_BELOW or matcher.quick_ratio() < RUNNER_UP_BELOW:
+    length = len(typed) + len(name)  # difflib's two bounds, worked out as difflib does, before its matcher
+    if length and 2.0 * min(len(typed), len(name)) / length < RUNNER_UP_BELOW:
         return None
-    return matcher.ratio()
+    have = _letters(name)
+    if length and 2.0 * sum(min(n, have[c]) for c, n in _letters(typed).items()) / length < RUNNER_UP_BELOW:
+        return None
+    return difflib.SequenceMatcher(None, typed, name).ratio()

@@ -126,13 +126,29 @@ def new_game(game_id: str) -> GameState:
     return GameState(game_id=game_id)
 
 
-#: The prompts of the states asked about last, newest first, each checked by identity. Working out the prompts
-#: is the dearest question the engine answers (a purchase prompt prices every bundle of cards), and the service
-#: asks it of the same state up to nine times for one order (the deadline, kept orders, prompts, the
-#: acknowledgement, the bots): a state is immutable, so its prompts stay true. The tuple is replaced whole, never
+#: The prompts of the states asked about last, newest first, each checked by identity (`_asks_as`). Working out
+#: the prompts is the dearest question the engine answers (a purchase prompt prices every bundle of cards), and
+#: the service asks it of the same state up to nine times for one order (the deadline, kept orders, prompts, the
+#: acknowledgement, the bots), then of the state after the deadline it set: a state is immutable, so its prompts
+#: stay true. The tuple is replaced whole, never
 #: changed, so threads sharing it see either the old one or the new one.
 _RECENT_PENDING: tuple[tuple[GameState, dict[str, Prompt]], ...] = ()
 _RECENT_PENDING_SIZE = 4
+
+
+#: What a state holds that no prompt depends on: its place in the log, and the deadline the clock set. A
+#: deadline set after an order (DeadlineSet) changes nothing else, so the prompts of the state before it serve.
+_NOT_ASKED = frozenset({"version", "deadline"})
+
+
+def _asks_as(known: GameState, state: GameState) -> bool:
+    """True when ``state`` is ``known``, or differs from it only in what no prompt depends on (each other field
+    the very same object: states are immutable and share what an event leaves alone)."""
+    if known is state:
+        return True
+    theirs = state.__dict__
+    return known.game_id == state.game_id and all(
+        value is theirs[name] for name, value in known.__dict__.items() if name not in _NOT_ASKED)
 
 
 def pending(state: GameState) -> dict[str, Prompt]:
@@ -143,7 +159,9 @@ def pending(state: GameState) -> dict[str, Prompt]:
     global _RECENT_PENDING
     recent = _RECENT_PENDING
     for known, prompts in recent:
-        if known is state:
+        if _asks_as(known, state):
+            if known is not state:
+                _RECENT_PENDING = ((state, prompts), *recent[: _RECENT_PENDING_SIZE - 1])
             return dict(prompts)
     rules = PHASES.get(state.phase)
     if state.finished or rules is None or state.step == "ended":

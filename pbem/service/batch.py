@@ -94,13 +94,24 @@ class Batch:
             NewEvent(e.type, e.payload(), meta, dedupe_key=dedupe if i == 0 else None) for i, e in enumerate(events)
         ]
         recorded = self.uow.events.append(self.state.game_id, self.state.version, new)
-        before = self.state
+        before, before_head = self.state, self.chain_head
         game_id = self.state.game_id
         self.state = fold_log(game_id, events, start=self.state, state_at=lambda v: load_state(self.uow, game_id, upto=v))
         self.events.extend(events)
         self.chain_head = recorded[-1].hash
         maybe_snapshot(self.uow, self.state, before.version, self.now)
         RECENT.remember(self.state, self.chain_head)  # kept only while the log holds this hash (projector.py)
+        self._remember_phase_start(before, before_head, events, recorded)
+
+    def _remember_phase_start(self, before: GameState, before_head: str, events: Sequence[Event], recorded) -> None:
+        """When these events began a phase, the state it began from (its report is told from it), for
+        `load_state`; kept only while the log holds the hash of the event it ends with."""
+        start = self.state.phase_began - 1
+        if not before.version <= start < self.state.version or any(e.type == "RolledBack" for e in events):
+            return
+        taken = start - before.version  # the events up to the phase's start
+        state = rules.fold(before, events[:taken]) if taken else before
+        RECENT.remember_phase_start(state, recorded[taken - 1].hash if taken else before_head)
 
     def decide(
         self, command: Command, *, actor: str, source: str, dedupe: str | None = None, note: dict | None = None

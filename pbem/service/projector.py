@@ -26,6 +26,8 @@ IMPORTED = "imported"
 
 #: A snapshot is written whenever a batch crosses a multiple of this many events.
 SNAPSHOT_EVERY = 50
+#: The states the last phases of a game began from that a process keeps (one batch may begin several phases).
+PHASE_STARTS_KEPT = 4
 
 
 class DamagedLog(Exception):
@@ -69,6 +71,10 @@ class RecentStates:
     def __init__(self, size: int = 64) -> None:
         self.size = size
         self._states: OrderedDict[str, tuple[str, GameState]] = OrderedDict()
+        #: The states each game's last phases began from (newest first), each with the hash of the event it
+        #: ends with: a phase's report is told from its start, asked for once the next phase has begun, and
+        #: working it out again (a snapshot decoded, up to 50 events folded) cost more than the report.
+        self._phase_starts: OrderedDict[str, tuple[tuple[str, GameState], ...]] = OrderedDict()
         self._lock = threading.Lock()
 
     def remember(self, state: GameState, head_hash: str) -> None:
@@ -76,9 +82,34 @@ class RecentStates:
             return
         with self._lock:
             self._states[state.game_id] = (head_hash, state)
-            self._states.move_to_end(state.game_id)
-            while len(self._states) > self.size:
-                self._states.popitem(last=False)
+            self._keep_size(self._states, state.game_id)
+
+    def remember_phase_start(self, state: GameState, head_hash: str) -> None:
+        """``state`` (ending with the event of hash ``head_hash``) is the one a phase began from."""
+        if state.version < 1:
+            return
+        with self._lock:
+            known = self._phase_starts.get(state.game_id, ())
+            self._phase_starts[state.game_id] = ((head_hash, state), *known[: PHASE_STARTS_KEPT - 1])
+            self._keep_size(self._phase_starts, state.game_id)
+
+    def _keep_size(self, kept: OrderedDict, game_id: str) -> None:
+        kept.move_to_end(game_id)
+        while len(kept) > self.size:
+            kept.popitem(last=False)
+
+    def phase_start(self, uow, game_id: str, version: int) -> GameState | None:
+        """The remembered state a phase began from, if one is at ``version`` and the log still holds its hash."""
+        with self._lock:
+            known = self._phase_starts.get(game_id, ())
+        hit = next(((h, s) for h, s in known if s.version == version), None)
+        if hit is None:
+            return None
+        head_hash, state = hit
+        recorded = uow.events.read_for_fold(game_id, after=version - 1, upto=version)
+        if not recorded or recorded[0].version != version or recorded[0].hash != head_hash:
+            return None
+        return state
 
     def resume(self, uow, game_id: str) -> tuple[GameState, RecordedEvent, list[RecordedEvent]] | None:
         """The remembered state, the event it ends with and the events recorded after; None if it no longer holds."""
@@ -101,6 +132,7 @@ class RecentStates:
     def forget(self) -> None:
         with self._lock:
             self._states.clear()
+            self._phase_starts.clear()
 
 
 #: This process's remembered states (the batch of a unit of work adds each state it records).
@@ -130,6 +162,10 @@ def replay_stored(uow, game_id: str, *, after: int = 0, upto: int | None = None,
 
 def load_state(uow, game_id: str, upto: int | None = None) -> GameState:
     """The state at version ``upto`` (default: now), from a remembered state or the nearest snapshot."""
+    if upto is not None:
+        started = RECENT.phase_start(uow, game_id, upto)
+        if started is not None:
+            return started
     if upto is None:
         resumed = RECENT.resume(uow, game_id)
         if resumed is not None:

@@ -6,7 +6,9 @@ import dataclasses
 import email
 import email.policy
 import email.utils
+import random
 from datetime import datetime, timedelta, timezone
+from email import quoprimime
 
 import jinja2
 import pytest
@@ -20,6 +22,7 @@ from pbem.mail.render import (
     Renderer,
     build_message,
     make_message_id,
+    qp_body,
 )
 
 from .contexts import ACK, CONTEXTS, NOTICE, PROMPT, REPORT, START
@@ -217,6 +220,16 @@ def test_naive_date_is_utc(renderer):
     assert naive == build(rendered)
 
 
+def test_the_same_instant_in_another_zone_is_dated_in_that_zone(renderer):
+    """The Date header's text is remembered per date: an equal datetime with another offset is written its way."""
+    rendered = renderer.render("notice", NOTICE)
+    utc = build(rendered, recipient="zoe@example.fr")
+    paris = build(rendered, recipient="zoe@example.fr", date=DATE.astimezone(timezone(timedelta(hours=2))))
+    assert b"Date: Mon, 10 Jun 2024 09:12:00 +0000\r\n" in utc
+    assert b"Date: Mon, 10 Jun 2024 11:12:00 +0200\r\n" in paris
+    assert build(rendered, recipient="zoe@example.fr") == utc
+
+
 def test_build_message_parses_back_through_inbound(renderer):
     rendered = renderer.render("notice", {**NOTICE, "game": "nile-1"})
     mail = parse_message(build(rendered))
@@ -275,3 +288,34 @@ def test_a_letter_written_out_directly_reads_back_as_the_mime_classes_write_it(r
 
     assert parts(a) == parts(b) and len(parts(a)) == 3
     assert all(len(line) <= 78 for line in direct.split(b"\r\n"))
+
+
+def _qp_as_the_standard_library_writes_it(text: str) -> str:
+    """What `EmailMessage.set_content(text, cte="quoted-printable")` hands to quoprimime, and what it gets back."""
+    lines = text.encode("utf-8").splitlines()
+    return quoprimime.body_encode((b"\n".join(lines) + b"\n").decode("latin-1"), 78)
+
+
+#: Pieces that meet the quoted-printable rules at their edges: escapes at a cut, white space at a line's end,
+#: line ends of every kind, bytes outside ASCII, control characters.
+_QP_PIECES = ["a", "b", " ", "\t", "=", "==", "é", "€", "§", "\r", "\n", "\r\n", "\x0b", "\x0c", "\x85", "\u2028",
+              "\x00", "\x7f", "~", "<", ">", "-- ", "x" * 10, " " * 3, '<li style="margin:0">']
+
+
+@pytest.mark.parametrize("text", [
+    "", "\n", "\n\n", "-- ", "plain\n", "no end", "a\r\nb\rc\n",
+    *("a" * n + " " for n in range(74, 82)), *("a" * n + "\t" for n in range(74, 82)),
+    *("a" * n + "=" + "b" * 20 for n in range(70, 80)), *("a" * n + "é" * 3 + "b" * 80 for n in range(70, 80)),
+])
+def test_quoted_printable_is_written_as_the_standard_library_writes_it(text):
+    assert qp_body(text) == _qp_as_the_standard_library_writes_it(text)
+
+
+def test_quoted_printable_of_random_texts_is_written_as_the_standard_library_writes_it():
+    rng = random.Random(2045)
+    for _ in range(3000):
+        length = rng.choice([3, 30, 76, 77, 78, 79, 80, 160, 400])
+        text = "".join(rng.choice(_QP_PIECES) for _ in range(rng.randint(0, length)))
+        if rng.random() < 0.3:
+            text = "y" * rng.randint(60, 170) + text
+        assert qp_body(text) == _qp_as_the_standard_library_writes_it(text), repr(text)

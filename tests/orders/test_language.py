@@ -6,6 +6,7 @@ from pbem.orders.language import Actor, parse_orders
 from pbem.rules import engine as E
 from pbem.rules.core.commands import PassDeadline, RevealSeed, RollBack
 from pbem.rules.core.draws import Draws, commitment
+from pbem.rules.phases.movement.turns import MoveTokens
 from pbem.rules.phases.setup import ChooseNation, PlaceStartToken
 
 
@@ -108,3 +109,19 @@ def test_seed_and_rollback_are_never_guessed_from_a_word_of_prose():
         assert not [line for line in orders.lines if line.command is not None or line.error], orders.lines
     mod = parse_orders("SEED\nROLLBACK 3 a misread order\n", state, Actor(moderator=True))
     assert [type(line.command) for line in mod.lines] == [RevealSeed, RollBack]
+
+
+def test_two_areas_without_a_separator_are_found_by_their_cut_and_said_as_before():
+    """The cuts that name no area are refused without looking for near names (nobody reads those refusals):
+    what a player is told stays the same."""
+    def read(text):
+        (line,) = parse_orders(text, game(), Actor(player_id=1)).lines
+        return line.command, line.notes, line.error, line.suggestions
+
+    assert read("MOVE 2 Upper Egypt Sinai") == (MoveTokens(1, 2, "Upper Egypt", "Sinai"), (), None, ())
+    assert read("MOVE 2 Uper Egypt Sinai") == (MoveTokens(1, 2, "Upper Egypt", "Sinai"),
+                                               ("read 'Uper Egypt' as Upper Egypt",), None, ())
+    assert read("MOVE 2 Upper Egypt Atlantis")[2:] == (
+        "'Upper Egypt Atlantis' is not two area names: MOVE <n|ALL> <from> <to>", ())
+    assert read("MOVE 2 Upper Egypt > Atlantis")[2:] == (
+        "unknown area 'Atlantis'; did you mean: Tanis, Salamis, Galatia?", ("Tanis", "Ptolemais", "Athens"))

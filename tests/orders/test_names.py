@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import difflib
+import random
+import string
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbem.orders.names import ACCEPT_RATIO, RUNNER_UP_BELOW, _norm, understand_name
+from pbem.orders.names import (
+    ACCEPT_RATIO,
+    RUNNER_UP_BELOW,
+    _likeness,
+    _norm,
+    understand_name,
+)
 from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.rulebook import ruleset_of
 
@@ -56,3 +64,22 @@ def test_a_misspelt_area_is_read_as_comparing_it_with_every_area_reads_it(text):
     found = _read(text, AREAS)
     if found is None or found[1] is not None:  # not matched exactly nor by a prefix: the likeness decided
         assert found == _compared_with_all(text, AREAS)
+
+
+def test_likeness_bounds_are_difflibs_own():
+    """`_likeness` works out difflib's two cheap bounds without building a matcher for every name: the same
+    verdicts as asking difflib's matcher for them."""
+    def difflibs(typed, name):
+        matcher = difflib.SequenceMatcher(None, typed, name)
+        if matcher.real_quick_ratio() < RUNNER_UP_BELOW or matcher.quick_ratio() < RUNNER_UP_BELOW:
+            return None
+        return matcher.ratio()
+
+    rng = random.Random(17)
+    words = ["upperegypt", "sinai", "thebes", "knossos", "phaestos", "drama", "astronomy", "", "a", "aa"]
+    for _ in range(3000):
+        name = rng.choice(words)
+        typed = "".join(rng.choice(string.ascii_lowercase[:8] + "nosy") for _ in range(rng.randint(0, 12)))
+        if rng.random() < 0.5 and name:
+            typed = name[: rng.randint(0, len(name))] + typed[: rng.randint(0, 2)]
+        assert _likeness(typed, name) == difflibs(typed, name), (typed, name)

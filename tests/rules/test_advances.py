@@ -2,20 +2,34 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
+from itertools import product
 
 import pytest
 
 from pbem.orders.language import Actor, parse_orders
 from pbem.rules import engine as E
-from pbem.rules.board.commodities import sets_value
+from pbem.rules.board.commodities import (
+    commodity_kinds,
+    mining_commodities,
+    sets_value,
+    spendable_counts,
+)
 from pbem.rules.core.commands import PassDeadline
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.engine import describe_event
 from pbem.rules.phases.advances.hand_limit import DiscardCards, default_discards
-from pbem.rules.phases.advances.payment import auto_payment, buyable, price
-from pbem.rules.phases.advances.purchase import BuyAdvances
+from pbem.rules.phases.advances.payment import (
+    Payments,
+    affordable,
+    affords_a_card,
+    auto_payment,
+    buyable,
+    price,
+)
+from pbem.rules.phases.advances.purchase import BuyAdvances, asked_to_buy
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 from .casefile import position
@@ -110,6 +124,54 @@ def test_auto_payment_wastes_least():
     assert auto_payment(state, "Egypt", 55) == ({"Grain": 3, "Hides": 1, "Papyrus": 2}, 10)
     assert auto_payment(state, "Egypt", 36) == ({"Grain": 3}, 0)
     assert auto_payment(state, "Egypt", 100) is None
+
+
+def _thriftiest(state, nation: str, due: int):
+    """The rule as written, tried on every part of the hand: least excess, then least treasury, then fewest cards,
+    then the least counts in the hand's order."""
+    held = spendable_counts(state, nation)
+    treasury, mining = state.nations[nation].treasury, mining_commodities(state, nation)
+    best = None
+    for counts in product(*(range(n + 1) for n in held.values())):
+        value = sets_value(state, dict(zip(held, counts)), mining)[0]
+        if due - value > treasury:
+            continue
+        key = (max(0, value - due), max(0, due - value), sum(counts), counts)
+        if best is None or key < best:
+            best = key
+    return None if best is None else ({n: c for n, c in zip(held, best[3]) if c}, best[1])
+
+
+@pytest.mark.parametrize("mining", [False, True])
+def test_payments_listed_once_choose_for_every_sum_what_the_rule_chooses(mining):
+    """`Payments` answers each sum from one listing of the hand (a prompt asks for many sums of one hand)."""
+    rng = random.Random(31 + mining)
+    base = game(E10)
+    kinds = sorted(commodity_kinds(base))
+    for _ in range(25):
+        hand = tuple(rng.choice(kinds[:8] if mining else kinds) for _ in range(rng.randint(0, 9)))
+        owned = ("Mysticism", "Mining") if mining else ("Mysticism",)
+        state = base.with_nation(replace(base.nations["Egypt"], hand=hand, civ_cards=owned, treasury=rng.randint(0, 25)))
+        assert bool(mining_commodities(state, "Egypt")) == mining
+        payments = Payments(state, "Egypt")
+        for due in range(0, 90, 7):
+            assert payments.choose(due) == auto_payment(state, "Egypt", due) == _thriftiest(state, "Egypt", due)
+
+
+def test_a_nation_is_asked_to_buy_exactly_when_it_can_afford_a_card_alone():
+    rng = random.Random(12)
+    base = game(E10)
+    kinds = sorted(commodity_kinds(base))
+    seen = set()
+    for _ in range(60):
+        hand = tuple(rng.choice(kinds) for _ in range(rng.randint(0, 6)))
+        owned = tuple(rng.sample(["Mysticism", "Pottery", "Mining", "Astronomy", "Coinage"], rng.randint(0, 3)))
+        state = base.with_nation(replace(base.nations["Egypt"], hand=hand, civ_cards=owned, treasury=rng.randint(0, 12)))
+        can = bool(affordable(state, "Egypt"))
+        assert affords_a_card(state, "Egypt") == can
+        assert ("Egypt" in asked_to_buy(state)) == can
+        seen.add(can)
+    assert seen == {True, False}
 
 
 # -- prompts, refusals, defaults ---------------------------------------------------------------------------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from pbem.rules.core.codec import check_encodable, state_to_json
@@ -29,3 +31,33 @@ def test_every_state_of_a_game_passes_both_and_the_invariants_say_so():
     spoilt = _states(3)[-1]
     spoilt = GameState(**{**spoilt.__dict__, "table": spoilt.table.set("odd", {1})})
     assert any("cannot be snapshotted" in p for p in broken_invariants(spoilt))
+
+
+@dataclasses.dataclass
+class _Loose:
+    """A record that is not frozen: what it holds may change after a check."""
+
+    held: object
+
+
+def test_a_map_checked_in_one_state_is_not_walked_again_yet_every_new_value_is_checked():
+    state = _states(3)[-1]
+    check_encodable(state)
+    again = GameState(**{**state.__dict__, "table": state.table.set("odd", {1})})  # the other maps: the same
+    with pytest.raises(TypeError):
+        check_encodable(again)
+    deep = GameState(**{**state.__dict__, "filed": FrozenMap({"k": (1, ("x", FrozenMap({"y": [2]})))})})
+    with pytest.raises(TypeError):
+        check_encodable(deep)
+
+
+def test_a_record_that_is_not_frozen_is_checked_again_in_every_state():
+    loose = _Loose(held=("fine",))
+    state = GameState(game_id="g", table=FrozenMap({"loose": loose}))
+    check_encodable(state)
+    state_to_json(state)
+    loose.held = {"changed"}  # the same map, the same record: now it cannot be written
+    with pytest.raises(TypeError):
+        state_to_json(state)
+    with pytest.raises(TypeError):
+        check_encodable(state)

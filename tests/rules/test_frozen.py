@@ -54,3 +54,41 @@ def test_replace_leaves_a_class_with_checks_to_dataclasses():
     assert replace(Checked(1), n=2) == Checked(2)
     with pytest.raises(ValueError, match="negative"):
         replace(Checked(1), n=-1)
+
+
+def test_what_is_derived_from_a_map_is_worked_out_once_and_a_changed_map_works_it_out_afresh():
+    calls = []
+
+    def total(m):
+        calls.append(m)
+        return sum(m.values())
+
+    first = FrozenMap({"a": 1, "b": 2})
+    assert first.derived(total) == first.derived(total) == 3
+    changed = first.set("a", 5)
+    assert changed.derived(total) == 7 and first.derived(total) == 3
+    assert first.without("b").derived(total) == 1
+    assert len(calls) == 3
+
+
+_AREA = st.builds(
+    AreaState,
+    tokens=st.dictionaries(st.sampled_from(["Egypt", "Crete", "Babylon"]), st.integers(1, 9)).map(FrozenMap),
+    city=st.sampled_from([None, "Egypt", "Crete", "Babylon"]),
+    ships=st.dictionaries(st.sampled_from(["Egypt", "Crete"]), st.integers(1, 4)).map(FrozenMap),
+    towns=st.dictionaries(st.sampled_from(["Egypt", "Babylon"]), st.integers(1, 5)).map(FrozenMap),
+)
+
+
+@given(st.dictionaries(st.text(min_size=1, max_size=4), _AREA, max_size=12), st.text(max_size=4), _AREA)
+def test_the_board_tallies_are_the_sums_over_the_areas_in_every_position(areas, changed, area):
+    """What a state says is on the board, remembered with its map of areas, is what adding up the areas says,
+    also after an area changes (a new map) and for a nation with nothing on the board."""
+    state = GameState("g", areas=FrozenMap(areas))
+    for current in (state, state.with_area(changed or "x", area)):
+        for nation in ("Egypt", "Crete", "Babylon", "Nobody", None):
+            board = current.areas.values()
+            assert current.tokens_on_board(nation) == sum(a.tokens.get(nation, 0) for a in board)
+            assert current.towns_on_board(nation) == sum(a.towns.get(nation, 0) for a in board)
+            assert current.ships_on_board(nation) == sum(a.ships.get(nation, 0) for a in board)
+            assert current.cities_on_board(nation) == sum(1 for a in board if a.city == nation)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+import secrets
+
 import pytest
 from sqlalchemy import text
 
@@ -72,3 +75,54 @@ def test_events_appended_by_someone_else_are_folded_on_top(tmp_path):
         RECENT.remember(replay(GAME, uow.events.read(GAME, upto=before.version - 5)),
                         uow.events.read(GAME, upto=before.version - 5)[-1].hash)
         assert load_checked(uow, GAME) == before
+
+
+def test_the_state_a_phase_began_from_is_remembered_and_is_the_one_replayed(tmp_path):
+    RECENT.forget()
+    db = _game(tmp_path, "e.sqlite")
+    with UnitOfWork(db) as uow:
+        start = load_state(uow, GAME).phase_began - 1
+        remembered = RECENT.phase_start(uow, GAME, start)
+        assert remembered is not None and remembered.version == start
+        assert remembered == replay(GAME, uow.events.read(GAME, upto=start)) == load_state(uow, GAME, upto=start)
+
+
+def test_a_phase_start_remembered_from_another_log_under_the_same_game_id_is_not_used(tmp_path):
+    one = _game(tmp_path, "f1.sqlite")
+    simulate(4, 1, "recent", db_url=f"sqlite:///{tmp_path / 'f2.sqlite'}")  # the same game id, four players
+    other = make_engine(f"sqlite:///{tmp_path / 'f2.sqlite'}")
+    with UnitOfWork(one) as uow:
+        version = min(load_state(uow, GAME).version, 20)
+        from_one = replay(GAME, uow.events.read(GAME, upto=version))
+    assert _hash_at(other, version) != _hash_at(one, version)
+    RECENT.forget()
+    RECENT.remember_phase_start(from_one, _hash_at(one, version))
+    with UnitOfWork(one) as uow:
+        assert RECENT.phase_start(uow, GAME, version) is from_one
+    with UnitOfWork(other) as uow:
+        assert RECENT.phase_start(uow, GAME, version) is None
+        assert load_state(uow, GAME, upto=version) == replay(GAME, uow.events.read(GAME, upto=version)) != from_one
+
+
+def _hash_at(db, version: int) -> str:
+    with UnitOfWork(db) as uow:
+        return uow.events.read(GAME, after=version - 1, upto=version)[0].hash
+
+
+def test_reports_told_from_a_remembered_phase_start_are_the_letters_told_from_the_store(tmp_path, monkeypatch):
+    """The same game played twice, the second time finding every phase start in the store: same reports."""
+    def played(name: str, remembered: bool) -> list[bytes]:
+        keys = random.Random(7)  # the game's reply key and the players' secrets, the same in both games
+        monkeypatch.setattr(secrets, "token_hex", lambda n=32: keys.randbytes(n).hex())
+        monkeypatch.setattr(secrets, "token_urlsafe", lambda n=32: keys.randbytes(n).hex()[:8])
+        if not remembered:
+            monkeypatch.setattr(RECENT, "phase_start", lambda uow, game_id, version: None)
+        RECENT.forget()
+        db = _game(tmp_path, name)
+        monkeypatch.undo()
+        with UnitOfWork(db) as uow:
+            rows = uow.connection.execute(text("SELECT raw FROM outbox WHERE kind = 'report' ORDER BY id")).all()
+        return [row[0] for row in rows]
+
+    from_memory, from_store = played("g1.sqlite", True), played("g2.sqlite", False)
+    assert len(from_memory) > 3 and from_memory == from_store

@@ -6,9 +6,11 @@ import threading
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from sqlalchemy import text
 
 from pbem.store import Inbox, Outbox, Snapshots, UnitOfWork
 from pbem.store.inbox import message_key
+from pbem.store.schema import outbox as outbox_table
 
 NOW = datetime(2024, 11, 22, 12, 0, tzinfo=timezone.utc)
 
@@ -211,3 +213,17 @@ def test_snapshots_latest(db_engine):
         assert snaps.engine_version("g", 20) == "0.2.0"
         assert snaps.discard_after("g", 10) == 1
         assert snaps.latest("g") == (10, '{"v":10}')
+
+
+def test_a_queued_letter_is_stored_as_sqlalchemys_own_insert_stores_it(db_engine):
+    """The outbox's insert runs on the driver's cursor: each value must reach the database as SQLAlchemy's
+    column types would bind it (timestamps converted to UTC, SQLite's text form)."""
+    paris = datetime(2024, 11, 22, 13, 0, 0, 123456, tzinfo=timezone(timedelta(hours=1)))
+    with db_engine.begin() as conn:
+        Outbox(conn).enqueue(message_id="<a@x>", recipient="r@x", raw=b"mail\xff", kind="ack", game_id="g", now=paris)
+        conn.execute(outbox_table.insert(), {
+            "message_id": "<b@x>", "game_id": "g", "kind": "ack", "recipient": "r@x", "raw": b"mail\xff",
+            "created_at": paris, "attempts": 0, "next_attempt_at": paris, "sent_at": None, "last_error": None})
+        rows = conn.execute(text("SELECT game_id, kind, recipient, raw, created_at, attempts, next_attempt_at, sent_at, "
+                                 "last_error FROM outbox ORDER BY id")).all()
+    assert len(rows) == 2 and rows[0] == rows[1]

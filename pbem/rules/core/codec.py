@@ -64,9 +64,40 @@ def check_encodable(state: GameState) -> None:
 
     What `_encode` returns holds only JSON's own types, with text keys, so
     writing it cannot fail; checking a state after every step need not pay
-    for the text.
+    for the text, nor walk again a map checked in an earlier state: one step
+    changes a few maps and shares the rest (`_sealed`).
     """
-    _encode(state)
+    _sealed(state)
+
+
+def _sealed(value: Any) -> bool:
+    """Raise TypeError where `_encode` would; True when ``value`` encodes and nothing in it can ever change
+    (plain values, tuples, maps and frozen records of them), so a map holding only such need not be walked
+    again: the map remembers it (`FrozenMap.derived`). A record that is not frozen is walked every time."""
+    cls = type(value)
+    if cls in _PLAIN:
+        return True
+    if cls is FrozenMap:
+        return value.derived(_map_sealed) or _map_sealed(value)
+    if cls is tuple:
+        return all([_sealed(v) for v in value])  # a list, not a generator: every item is checked
+    names = _RECORD_FIELDS.get(cls)
+    if names is None and dataclasses.is_dataclass(value) and not isinstance(value, type):
+        names = _RECORD_FIELDS[cls] = tuple(f.name for f in dataclasses.fields(value))
+    if names is not None:
+        inside = all([_sealed(getattr(value, name)) for name in names])
+        return inside and cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
+    if isinstance(value, FrozenMap):
+        return _map_sealed(value)
+    if isinstance(value, tuple):
+        return all([_sealed(v) for v in value])
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return True
+    raise TypeError(f"cannot encode {type(value).__name__} in game state")
+
+
+def _map_sealed(value: FrozenMap) -> bool:
+    return all([_sealed(k) & _sealed(v) for k, v in value.items()])  # both checked, whatever the first says
 
 
 def state_to_json(state: GameState) -> str:

@@ -14,20 +14,39 @@ dataclass's fields as they are instead of passing each through ``__init__``.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Generic, TypeVar
 
 K = TypeVar("K")
 V = TypeVar("V")
+T = TypeVar("T")
 
 
 class FrozenMap(Mapping[K, V], Generic[K, V]):
-    __slots__ = ("_data", "_hash")
+    __slots__ = ("_data", "_hash", "_derived")
 
     def __init__(self, items: Mapping[K, V] | Iterable[tuple[K, V]] = ()) -> None:
         data = dict(items)
         self._data: dict[K, V] = {k: data[k] for k in sorted(data)}  # type: ignore[type-var]
         self._hash: int | None = None
+        self._derived: dict[Callable[[FrozenMap[K, V]], Any], Any] | None = None
+
+    def derived(self, work: Callable[[FrozenMap[K, V]], T]) -> T:
+        """What ``work`` makes of this map, worked out at the first call and kept with the map.
+
+        The map never changes, so neither does what follows from it alone: the
+        board's tallies per nation are asked for thousands of times in one
+        position, and an updated map (``set``, ``without``) starts with none.
+        ``work`` must read nothing but the map and what it holds (all frozen).
+        """
+        derived = self._derived
+        if derived is None:
+            derived = self._derived = {}
+        try:
+            return derived[work]
+        except KeyError:
+            found = derived[work] = work(self)
+            return found
 
     def __getitem__(self, key: K) -> V:
         return self._data[key]
@@ -76,6 +95,7 @@ class FrozenMap(Mapping[K, V], Generic[K, V]):
         out = cls.__new__(cls)
         out._data = data
         out._hash = None
+        out._derived = None
         return out
 
     def set(self, key: K, value: V) -> FrozenMap[K, V]:
@@ -93,8 +113,6 @@ class FrozenMap(Mapping[K, V], Generic[K, V]):
         del data[key]
         return FrozenMap._sorted(data)
 
-
-T = TypeVar("T")
 
 _FIELDS: dict[type, frozenset[str] | None] = {}
 

@@ -153,14 +153,43 @@ class GameState:
         players = tuple(player if p.id == player.id else p for p in self.players)
         return replace(self, players=players)
 
+    # The board's tallies are summed over every area once per map of areas (`FrozenMap.derived`): the rules
+    # ask them of the same position thousands of times (support, losses, the invariants after every step).
     def tokens_on_board(self, nation: str) -> int:
-        return sum(a.tokens.get(nation, 0) for a in self.areas.values())
+        return self.areas.derived(_board_tallies).tokens.get(nation, 0)
 
     def towns_on_board(self, nation: str) -> int:
-        return sum(a.towns.get(nation, 0) for a in self.areas.values())
+        return self.areas.derived(_board_tallies).towns.get(nation, 0)
 
     def cities_on_board(self, nation: str) -> int:
-        return sum(1 for a in self.areas.values() if a.city == nation)
+        return self.areas.derived(_board_tallies).cities.get(nation, 0)
 
     def ships_on_board(self, nation: str) -> int:
-        return sum(a.ships.get(nation, 0) for a in self.areas.values())
+        return self.areas.derived(_board_tallies).ships.get(nation, 0)
+
+
+@dataclass(frozen=True)
+class BoardTallies:
+    """Each nation's tokens, towns and ships on the board, and the areas each holds a city in (keyed by the
+    ``city`` field as it stands, None for the areas without one)."""
+
+    tokens: dict[str, int]
+    towns: dict[str, int]
+    cities: dict[str | None, int]
+    ships: dict[str, int]
+
+
+def _board_tallies(areas: FrozenMap[str, AreaState]) -> BoardTallies:
+    tokens: dict[str, int] = {}
+    towns: dict[str, int] = {}
+    cities: dict[str | None, int] = {}
+    ships: dict[str, int] = {}
+    for area in areas.values():
+        for nation, count in area.tokens.items():
+            tokens[nation] = tokens.get(nation, 0) + count
+        for nation, count in area.towns.items():
+            towns[nation] = towns.get(nation, 0) + count
+        for nation, count in area.ships.items():
+            ships[nation] = ships.get(nation, 0) + count
+        cities[area.city] = cities.get(area.city, 0) + 1
+    return BoardTallies(tokens, towns, cities, ships)

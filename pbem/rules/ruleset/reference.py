@@ -10,6 +10,7 @@ Pure: reads a :class:`~pbem.rules.ruleset.Ruleset`, returns strings.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import functools
 import re
@@ -60,28 +61,50 @@ def _by_norm(names: tuple[str, ...], aliases: tuple[tuple[str, str], ...]) -> di
     return by_norm
 
 
+@functools.lru_cache(maxsize=64)
+def _sorted_keys(names: tuple[str, ...], aliases: tuple[tuple[str, str], ...]) -> list[str]:
+    """`_by_norm`'s spellings in order, so those a typed prefix starts are found by bisection, not by trying
+    every name (a word that names no area was compared with all hundred of them)."""
+    return sorted(_by_norm(names, aliases))
+
+
+def _starting_with(keys: list[str], prefix: str) -> list[str]:
+    """The spellings in sorted ``keys`` that start with ``prefix``: one run from where ``prefix`` would go."""
+    out = []
+    for at in range(bisect.bisect_left(keys, prefix), len(keys)):
+        if not keys[at].startswith(prefix):
+            break
+        out.append(keys[at])
+    return out
+
+
 def match_name(text: str, candidates: Iterable[str], *,
-               aliases: Mapping[str, str] | None = None, kind: str = "name") -> str:
+               aliases: Mapping[str, str] | None = None, kind: str = "name", explain: bool = True) -> str:
     """The one candidate ``text`` means, matched forgivingly.
 
     Case, spaces and punctuation are ignored; a unique prefix is accepted;
     ``aliases`` (other spelling -> candidate) are tried too.  Otherwise a
     LookupError names the nearest candidates, so a reply can say "did you
     mean ...".  Typos are never silently corrected: orders must be meant.
+    Without ``explain`` an unknown name is refused without looking for the
+    nearest (a caller trying which words form a name drops the refusal).
     """
-    by_norm = _by_norm(tuple(dict.fromkeys(candidates)), tuple((aliases or {}).items()))
+    names, spellings = tuple(dict.fromkeys(candidates)), tuple((aliases or {}).items())
+    by_norm = _by_norm(names, spellings)
     key = _norm(text)
     if not key:
         raise LookupError(f"no {kind} given")
     exact = sorted(set(by_norm.get(key, ())))
     if len(exact) == 1:
         return exact[0]
-    prefixed = sorted({n for k, ns in by_norm.items() if k.startswith(key) for n in ns})
+    prefixed = sorted({n for k in _starting_with(_sorted_keys(names, spellings), key) for n in by_norm[k]})
     if len(prefixed) == 1:
         return prefixed[0]
     if len(prefixed) > 1:
         shown = ", ".join(prefixed[:8]) + (", ..." if len(prefixed) > 8 else "")
         raise LookupError(f"{text!r} could be more than one {kind}: {shown}")
+    if not explain:
+        raise LookupError(f"unknown {kind} {text!r}")
     close = difflib.get_close_matches(key, list(by_norm), n=4, cutoff=0.6)
     suggestions = list(dict.fromkeys(n for k in close for n in by_norm[k]))
     if suggestions:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from pbem.rules.core.state import GameState
 from pbem.rules.phases.advances.payment import (
-    auto_payment,
+    Payments,
     buyable,
     credits,
     most_payable,
@@ -128,11 +128,14 @@ def _is_maximal(search: _Search, chosen: tuple[int, ...]) -> bool:
     return not outside or total + min(outside) > search.budget
 
 
-def affordable_bundles(state: GameState, nation: str, limit: int = BEST_BUNDLES) -> list[Bundle]:
+def affordable_bundles(
+    state: GameState, nation: str, limit: int = BEST_BUNDLES, payments: Payments | None = None
+) -> list[Bundle]:
     """The best purchases of two cards or more the nation can pay for now, best first (at most ``limit``).
 
     Each comes with the payment ``auto_payment`` chooses for its total due, so
-    it can be written as a complete order the engine accepts."""
+    it can be written as a complete order the engine accepts (``payments``:
+    the nation's, when the caller has them already)."""
     cards = buyable(state, nation)
     budget = most_payable(state, nation)
     if len(cards) < 2 or limit < 1:
@@ -150,11 +153,11 @@ def affordable_bundles(state: GameState, nation: str, limit: int = BEST_BUNDLES)
                 found.append(tuple(sorted((search.names[i] for i in chosen), key=order.__getitem__)))
         if len(found) >= limit or allowance <= 0:
             break  # smaller sets rank below these in any case
-    return _ranked(state, nation, found, order, limit)
+    return _ranked(state, nation, found, order, limit, payments or Payments(state, nation))
 
 
 def _ranked(
-    state: GameState, nation: str, found: list[tuple[str, ...]], order: dict[str, int], limit: int
+    state: GameState, nation: str, found: list[tuple[str, ...]], order: dict[str, int], limit: int, payments: Payments
 ) -> list[Bundle]:
     """Most cards, then highest face value, then least due, then the cards' order: the first ``limit`` payable."""
     priced = [(cards, price(state, nation, cards)) for cards in found]
@@ -166,7 +169,7 @@ def _ranked(
             break
         if due > most:
             continue
-        paid = auto_payment(state, nation, due)
+        paid = payments.choose(due)
         if paid is None:
             continue
         out.append(Bundle(cards, cost, credit, due, paid[0], paid[1]))

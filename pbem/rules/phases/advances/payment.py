@@ -6,7 +6,7 @@ excess, then the least treasury, then the fewest cards.
 
 from __future__ import annotations
 
-from itertools import product
+from bisect import bisect_right
 
 from pbem.rules.board.commodities import (
     commodity_kinds,
@@ -68,37 +68,90 @@ def affordable(state: GameState, nation: str) -> list[str]:
     return [c for c in buyable(state, nation) if price(state, nation, (c,))[2] <= most]
 
 
+def affords_a_card(state: GameState, nation: str) -> bool:
+    """Whether `affordable` lists any card: priced up to the first it finds (phase 12 asks this of every nation
+    whenever it settles)."""
+    most = most_payable(state, nation)
+    return any(price(state, nation, (c,))[2] <= most for c in buyable(state, nation))
+
+
 def auto_payment(state: GameState, nation: str, due: int) -> tuple[dict[str, int], int] | None:
     """The payment the engine chooses: least excess, then least treasury, then fewest cards (None: cannot pay)."""
-    held = spendable_counts(state, nation)
-    treasury = state.nations[nation].treasury
-    if options_of(state).no_trading:
-        return _money_payment(held, treasury, due)
-    mining = mining_commodities(state, nation)
-    names = list(held)
-    ranges = [range(held[n] + 1) for n in names]
-    size = 1
-    for r in ranges:
-        size *= len(r)
-    if size > _SEARCH_LIMIT:  # whole sets only: still a valid, if not always the thriftiest, payment
-        ranges = [(0, held[n]) for n in names]  # type: ignore[misc]
-        if 2 ** len(names) > _SEARCH_LIMIT:
-            return _greedy_payment(state, held, treasury, mining, due)
+    return Payments(state, nation).choose(due)
+
+
+class Payments:
+    """`auto_payment` of one nation's hand for any sum due, the hand's payments listed once.
+
+    A purchase prompt asks for the payment of every card and every bundle the
+    nation can afford, from the same hand: listing the hand's payments (up
+    to ``_SEARCH_LIMIT``) once and answering each sum from the list gives
+    the same payments as listing them again for each.
+    """
+
+    def __init__(self, state: GameState, nation: str) -> None:
+        self.held = spendable_counts(state, nation)
+        self.treasury = state.nations[nation].treasury
+        self._state = state
+        self._greedy = self._money = False
+        self._mining: tuple[str, ...] = ()
+        if options_of(state).no_trading:
+            self._money = True
+            return
+        self._mining = mining_commodities(state, nation)
+        names = list(self.held)
+        ranges: list = [range(self.held[n] + 1) for n in names]
+        size = 1
+        for r in ranges:
+            size *= len(r)
+        if size > _SEARCH_LIMIT:  # whole sets only: still a valid, if not always the thriftiest, payment
+            ranges = [(0, self.held[n]) for n in names]
+            if 2 ** len(names) > _SEARCH_LIMIT:
+                self._greedy = True
+                return
+        self._names = names
+        # value -> the payment of that value with the fewest cards, then the least counts in the hand's order
+        self._best: dict[int, tuple[int, tuple[int, ...]]] = {}
+        for value, cards, counts in _payments(state, names, self.held, self._mining, ranges):
+            known = self._best.get(value)
+            if known is None or (cards, counts) < known:
+                self._best[value] = (cards, counts)
+        self._values = sorted(self._best)
+
+    def choose(self, due: int) -> tuple[dict[str, int], int] | None:
+        """Least excess, then least treasury, then fewest cards, then the least counts (None: cannot pay).
+
+        Any payment of at most ``due`` that the treasury can make up has no
+        excess, so the largest such value wins; failing one, the smallest
+        value above ``due``, which needs no treasury."""
+        if self._money:
+            return _money_payment(self.held, self.treasury, due)
+        if self._greedy:
+            return _greedy_payment(self._state, self.held, self.treasury, self._mining, due)
+        values = self._values
+        at = bisect_right(values, due)  # values[:at] are at most due
+        if at and due - values[at - 1] <= self.treasury:
+            value = values[at - 1]
+        elif at < len(values):
+            value = values[at]
+        else:
+            return None
+        counts = self._best[value][1]
+        return {n: c for n, c in zip(self._names, counts) if c}, max(0, due - value)
+
+
+def _payments(
+    state: GameState, names: list[str], held: dict[str, int], mining: tuple[str, ...], ranges: list
+) -> list[tuple[int, int, tuple[int, ...]]]:
+    """(value, cards, counts) of every payment of ``ranges``' counts: sets_value's arithmetic from tables,
+    each commodity's counts added to every payment of the ones before it."""
     plain, gains = _value_tables(state, names, held, mining)
-    best: tuple[tuple[int, int, int, tuple[int, ...]], tuple[int, ...], int] | None = None
-    for counts in product(*ranges):
-        # sets_value's arithmetic from tables: this loop runs thousands of times for every prompt
-        value = sum(table[c] for table, c in zip(plain, counts))
-        value += max([0] + [g[c] for g, c in zip(gains, counts) if g is not None and c])
-        from_treasury = max(0, due - value)
-        if from_treasury > treasury:
-            continue
-        key = (max(0, value - due), from_treasury, sum(counts), tuple(counts))
-        if best is None or key < best[0]:
-            best = (key, counts, from_treasury)
-    if best is None:
-        return None
-    return {n: c for n, c in zip(names, best[1]) if c}, best[2]
+    partial: list[tuple[int, int, int, tuple[int, ...]]] = [(0, 0, 0, ())]  # (plain value, cards, Mining's gain, counts)
+    for values, gain, counts in zip(plain, gains, ranges):
+        steps = [(c, values[c], gain[c] if gain is not None and c else 0) for c in counts]
+        partial = [(v + add, k + c, g if g >= more else more, t + (c,))
+                   for v, k, g, t in partial for c, add, more in steps]
+    return [(v + g, k, t) for v, k, g, t in partial]
 
 
 def _value_tables(

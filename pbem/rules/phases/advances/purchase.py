@@ -30,7 +30,9 @@ from pbem.rules.phases.advances.bundles import affordable_bundles
 from pbem.rules.phases.advances.payment import (
     MAX_CHOICES,
     PHASE,
+    Payments,
     affordable,
+    affords_a_card,
     auto_payment,
     credits,
     most_payable,
@@ -62,7 +64,7 @@ class BuyAdvances:
 
 
 def asked_to_buy(state: GameState) -> list[str]:
-    return [n for n in in_ast_order(state, state.nations) if affordable(state, n)]
+    return [n for n in in_ast_order(state, state.nations) if affords_a_card(state, n)]
 
 
 def order_on_file(state: GameState, nation: str) -> dict[str, Any] | None:
@@ -131,11 +133,12 @@ def advance_prompt(state: GameState, nation: str) -> Prompt:
     best purchase is also the template to edit."""
     n = state.nations[nation]
     can = affordable(state, nation)
-    together = affordable_bundles(state, nation)
+    payments = Payments(state, nation)  # the hand's payments, listed once for every card and bundle
+    together = affordable_bundles(state, nation, payments=payments)
     choices = [order_line(b.cards, b.pay, b.treasury) for b in together]
     for card in can:
         _, _, due = price(state, nation, (card,))
-        paid = auto_payment(state, nation, due)
+        paid = payments.choose(due)
         if paid is not None:
             choices.append(order_line((card,), paid[0], paid[1]))
     choices = choices[: MAX_CHOICES - 1] + ["ADVANCE NONE"]

@@ -361,9 +361,18 @@ def decide_pick(state: GameState, command: PickCities, by_default: bool = False)
     return [Event("CalamityCitiesChosen", data, _struck_cites(cal, stage))]
 
 
+def _asks(stage: Loss | Assign, state: GameState) -> bool:
+    """Whether ``_loss_prompt`` asks about ``stage``: when it has two answers or more. The answers are listed in
+    the same order whatever the limit, so the first two tell, without pricing up to ``MAX_CHOICES`` of them
+    (a bot weighing each answer of a prompt asks this once for each)."""
+    if isinstance(stage, Loss):
+        return len(L.answers(state, stage, 2)) >= 2
+    return len(L.assign_answers(stage, 2)) >= 2
+
+
 def _stage_for(state: GameState, player_id: int, kind: type) -> tuple[Strike, Any]:
     current = _current(state) if state.phase == RESOLUTION else None
-    if current is None or not isinstance(current[1], kind) or _loss_prompt(state) is None:
+    if current is None or not isinstance(current[1], kind) or not _asks(current[1], state):
         raise Rejection("no calamity asks this of you now", "§29.6")
     who = current[1].nation if kind is Loss else current[1].chooser
     if state.nations[who].player_id != player_id:

@@ -48,7 +48,7 @@ def ship_areas(state: GameState, nation: str) -> list[str]:
 
 def build_payment(state: GameState, nation: str, area: str, levy: int | None) -> tuple[int, int]:
     """(treasury, levy) for a ship built in ``area``: treasury first unless a levy is named."""
-    cost = rule_numbers(state)["ship_cost"]
+    cost = ruleset_of(state).numbers["ship_cost"]  # one number read: no copy of them all
     if levy is None:
         levy = max(0, cost - state.nations[nation].treasury)
     return cost - levy, levy
