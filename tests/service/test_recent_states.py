@@ -45,12 +45,16 @@ def test_a_remembered_state_is_the_state_replayed_from_zero_and_spares_the_snaps
 
 
 def test_another_log_under_the_same_game_id_is_not_served_from_memory(tmp_path):
-    one, other = _game(tmp_path, "one.sqlite", "recent"), _game(tmp_path, "other.sqlite", "other")
+    one = _game(tmp_path, "one.sqlite")
+    simulate(4, 1, "recent", db_url=f"sqlite:///{tmp_path / 'other.sqlite'}")  # the same game id, four players
+    other = make_engine(f"sqlite:///{tmp_path / 'other.sqlite'}")
     RECENT.forget()
     with UnitOfWork(one) as uow:
         state_one = load_checked(uow, GAME)
     with UnitOfWork(other) as uow:
         state_other = load_checked(uow, GAME)
+    assert state_one.version > 0 and state_other.version > 0
+    assert len(state_other.players) == 4 and len(state_one.players) == 3
     assert state_other == _from_zero(other) != state_one
 
 
