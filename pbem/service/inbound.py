@@ -266,7 +266,9 @@ def _moderator(uow: UnitOfWork, letters, game, mail: InboundMail, token_player: 
     address, or an Outcome when his reply address was used by someone else.
     """
     secret = _SECRET.search(mail.body or "")
-    if secret and hmac.compare_digest(secret.group(1), moderator_secret(bytes.fromhex(game.reply_secret), game.game_id)):
+    # Compared as bytes: compare_digest refuses str holding letters outside ASCII, which a phone may type.
+    expected = moderator_secret(bytes.fromhex(game.reply_secret), game.game_id).encode("utf-8")
+    if secret and hmac.compare_digest(secret.group(1).encode("utf-8"), expected):
         if mail.from_addr == game.moderator_email:
             return True
         return f"These orders came from {mail.from_addr}, not from your address; they were accepted because the message carried your SECRET."

@@ -510,3 +510,30 @@ def test_hostile_mail_arriving_together_never_holds_up_a_players_reply(world):
     assert "failed" not in statuses and "received" not in statuses, statuses
     ack = latest(settings.maildir, email_of(name), "Orders received")
     assert "NATION Crete" in text_of(ack)
+
+
+def test_a_secret_line_with_letters_outside_ascii_is_answered_not_crashed(world):
+    """A phone's keyboard may turn a SECRET into accented letters; the check compares bytes, so the message is
+    handled like any wrong secret (before, comparing such a string raised TypeError and the message failed)."""
+    db, settings = world
+
+    async def scenario():
+        async with game_running(db, settings) as office:
+            name = current(db)
+            before = state_of(db).version
+            mail = EmailMessage()
+            mail["From"] = f"{name} <{email_of(name)}>"
+            mail["To"] = f"pbem+g1@{settings.domain}"
+            mail["Subject"] = "my orders"
+            mail["Message-ID"] = make_msgid()
+            mail.set_content("SECRET géheimnis-ünd-mehr\nnation crete\nplace knossos\n")
+            send(office.port, mail, email_of(name), [f"pbem+g1@{settings.domain}"])
+            await office.idle()
+            return name, before
+
+    name, before = run(scenario())
+    with UnitOfWork(db) as uow:
+        statuses = [r[0] for r in uow.connection.execute(text("SELECT status FROM inbox"))]
+    assert "failed" not in statuses and statuses, statuses
+    assert state_of(db).version == before
+    assert any("ignored" in s for s in subjects(settings.maildir, email_of(name)))
