@@ -27,17 +27,15 @@ append still its own transaction), which the server does not do.
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
-import sqlite3
 import statistics
 import struct
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 
-from store import _RAW_TABLE, PAYLOAD
+from store import _RAW_TABLE, PAYLOAD, RAW_INSERT, durable_connection, raw_row
 
 from pbem.store.database import ensure_schema, make_engine
 from pbem.store.events import EventStore, NewEvent
@@ -51,18 +49,11 @@ def wal_frames(path: Path) -> int:
 
 
 def _raw(path: Path, appends: int) -> Iterator[None]:
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=FULL")
-    conn.execute(_RAW_TABLE)
-    insert = ("INSERT INTO events (game_id, version, type, schema_version, payload, metadata, dedupe_key,"
-              " prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+    conn = durable_connection(path, _RAW_TABLE)
     yield
     for version in range(1, appends + 1):
-        text = json.dumps(PAYLOAD, sort_keys=True, separators=(",", ":"))
         conn.execute("BEGIN IMMEDIATE")
-        conn.execute(insert, ("g", version, "OrdersGiven", 1, text, "{}", f"k{version}", "0" * 64,
-                              hashlib.sha256(text.encode()).hexdigest()))
+        conn.execute(RAW_INSERT, raw_row(version))
         conn.execute("COMMIT")
         yield
     conn.close()
@@ -102,20 +93,13 @@ PHASES = ("connect", "begin", "append", "commit", "close")
 
 def _raw_phases(path: Path, appends: int) -> list[tuple[float, ...]]:
     """Per append, the time at the start and after each of PHASES (raw sqlite3 has no connect or close)."""
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=FULL")
-    conn.execute(_RAW_TABLE)
-    insert = ("INSERT INTO events (game_id, version, type, schema_version, payload, metadata, dedupe_key,"
-              " prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+    conn = durable_connection(path, _RAW_TABLE)
     marks = []
     for version in range(1, appends + 1):
         start = time.perf_counter()
         conn.execute("BEGIN IMMEDIATE")
         begun = time.perf_counter()
-        text = json.dumps(PAYLOAD, sort_keys=True, separators=(",", ":"))
-        conn.execute(insert, ("g", version, "OrdersGiven", 1, text, "{}", f"k{version}", "0" * 64,
-                              hashlib.sha256(text.encode()).hexdigest()))
+        conn.execute(RAW_INSERT, raw_row(version))
         appended = time.perf_counter()
         conn.execute("COMMIT")
         committed = time.perf_counter()
@@ -124,15 +108,17 @@ def _raw_phases(path: Path, appends: int) -> list[tuple[float, ...]]:
     return marks
 
 
-def _pbem_phases(path: Path, appends: int) -> list[tuple[float, ...]]:
-    """UnitOfWork's steps, one by one, as its ``__enter__`` and ``__exit__`` take them."""
+def _pbem_phases(path: Path, appends: int, kept: bool = False) -> list[tuple[float, ...]]:
+    """UnitOfWork's steps, one by one, as its ``__enter__`` and ``__exit__`` take them; with ``kept``, on one
+    connection kept checked out (no pool, no Connection object per append: its connect and close take no time)."""
     db = make_engine(f"sqlite:///{path}")
     ensure_schema(db)
     marks = []
+    held = db.connect() if kept else None
     for version in range(appends):
         start = time.perf_counter()
-        conn = db.connect()
-        connected = time.perf_counter()
+        conn = held or db.connect()
+        connected = time.perf_counter() if held is None else start
         transaction = conn.begin()
         begun = time.perf_counter()
         EventStore(conn).append("g", version, [NewEvent("OrdersGiven", PAYLOAD, {"actor": "p3"},
@@ -140,36 +126,19 @@ def _pbem_phases(path: Path, appends: int) -> list[tuple[float, ...]]:
         appended = time.perf_counter()
         transaction.commit()
         committed = time.perf_counter()
-        conn.close()
-        closed = time.perf_counter()
+        if held is None:
+            conn.close()
+        closed = time.perf_counter() if held is None else committed
         marks.append((start, connected, begun, appended, committed, closed))
-    db.dispose()
-    return marks
-
-
-def _kept_phases(path: Path, appends: int) -> list[tuple[float, ...]]:
-    """pbem's append and commit on one connection kept checked out: no pool, no Connection object per append."""
-    db = make_engine(f"sqlite:///{path}")
-    ensure_schema(db)
-    marks = []
-    with db.connect() as conn:
-        for version in range(appends):
-            start = time.perf_counter()
-            transaction = conn.begin()
-            begun = time.perf_counter()
-            EventStore(conn).append("g", version, [NewEvent("OrdersGiven", PAYLOAD, {"actor": "p3"},
-                                                            dedupe_key=f"k{version + 1}")])
-            appended = time.perf_counter()
-            transaction.commit()
-            committed = time.perf_counter()
-            marks.append((start, start, begun, appended, committed, committed))
+    if held is not None:
+        held.close()
     db.dispose()
     return marks
 
 
 def phases(tmp: Path, rounds: int, appends: int = 300) -> None:
     """Print each contender's median time in each phase and its mean time an append, rounds interleaved."""
-    contenders = {"raw sqlite3": _raw_phases, "pbem": _pbem_phases, "pbem, kept": _kept_phases}
+    contenders = {"raw sqlite3": _raw_phases, "pbem": _pbem_phases, "pbem, kept": partial(_pbem_phases, kept=True)}
     per_round: dict[str, dict[str, list[float]]] = {
         name: {phase: [] for phase in (*PHASES, "in all")} for name in contenders}
     for round_ in range(rounds):

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -30,6 +29,8 @@ from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
 from pathlib import Path
+
+from store import disk_commit
 
 from pbem.audit.rederive import rederive
 from pbem.mail.tokens import reply_address
@@ -90,20 +91,7 @@ def _ordinary(i: int, sender: NewPlayer, to: str) -> bytes:
 def durable_commit(tmp: Path, n: int = 200) -> float:
     """Median seconds of one durable commit of one small row with the bare driver, as pbem's store commits
     (WAL, ``synchronous=FULL``, ``BEGIN IMMEDIATE``): the disk's floor under every unit of work."""
-    path = tmp / f"commit{time.monotonic_ns()}.sqlite"
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("PRAGMA journal_mode = WAL")
-    conn.execute("PRAGMA synchronous = FULL")
-    conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB)")
-    times = []
-    for i in range(n):
-        start = time.perf_counter()
-        conn.execute("BEGIN IMMEDIATE")
-        conn.execute("INSERT INTO t (body) VALUES (?)", (b"x" * 200,))
-        conn.execute("COMMIT")
-        times.append(time.perf_counter() - start)
-    conn.close()
-    return _median(times)
+    return disk_commit(tmp / f"commit{time.monotonic_ns()}.sqlite", n)
 
 
 def inbound(tmp: Path, n: int) -> tuple[float, list[float], float]:

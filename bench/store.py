@@ -64,24 +64,37 @@ CREATE TABLE events (
 )"""
 
 
-def _raw(path: Path, batches: int, size: int) -> float:
+RAW_INSERT = ("INSERT INTO events (game_id, version, type, schema_version, payload, metadata, dedupe_key,"
+              " prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+
+
+def durable_connection(path: Path, table: str) -> sqlite3.Connection:
+    """A bare driver connection committing as pbem's store does (WAL, ``synchronous=FULL``), with ``table`` made."""
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=FULL")
-    conn.execute(_RAW_TABLE)
-    insert = ("INSERT INTO events (game_id, version, type, schema_version, payload, metadata, dedupe_key,"
-              " prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+    conn.execute(table)
+    return conn
+
+
+def raw_row(version: int) -> tuple:
+    """Raw sqlite3's event row: the payload encoded and hashed as an append does, the hash not chained."""
+    text = json.dumps(PAYLOAD, sort_keys=True, separators=(",", ":"))
+    return ("g", version, "OrdersGiven", 1, text, "{}", f"k{version}", "0" * 64,
+            hashlib.sha256(text.encode()).hexdigest())
+
+
+def _raw(path: Path, batches: int, size: int) -> float:
+    conn = durable_connection(path, _RAW_TABLE)
     version = 0
     start = time.perf_counter()
     for _ in range(batches):
         rows = []
         for _ in range(size):
             version += 1
-            text = json.dumps(PAYLOAD, sort_keys=True, separators=(",", ":"))
-            rows.append(("g", version, "OrdersGiven", 1, text, "{}", f"k{version}", "0" * 64,
-                         hashlib.sha256(text.encode()).hexdigest()))
+            rows.append(raw_row(version))
         conn.execute("BEGIN IMMEDIATE")
-        conn.executemany(insert, rows)
+        conn.executemany(RAW_INSERT, rows)
         conn.execute("COMMIT")
     took = time.perf_counter() - start
     conn.close()
@@ -131,12 +144,9 @@ def _pbem(path: Path, batches: int, size: int) -> float:
     return took / (batches * size)
 
 
-def _disk_commit(path: Path, commits: int = 30) -> float:
+def disk_commit(path: Path, commits: int = 30) -> float:
     """Median seconds of a bare durable commit (one small row, WAL, synchronous=FULL) on this disk now."""
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=FULL")
-    conn.execute("CREATE TABLE probe (n INTEGER)")
+    conn = durable_connection(path, "CREATE TABLE probe (n INTEGER)")
     took = []
     for n in range(commits):
         conn.execute("BEGIN IMMEDIATE")
@@ -158,7 +168,7 @@ def appends(tmp: Path, rounds: int, batches: int, size: int) -> tuple[dict[str, 
     times: dict[str, list[float]] = {name: [] for name in CONTENDERS}
     disk = []
     for round_ in range(rounds):
-        disk.append(_disk_commit(tmp / f"probe-{size}-{round_}.sqlite"))
+        disk.append(disk_commit(tmp / f"probe-{size}-{round_}.sqlite"))
         for name, run in CONTENDERS.items():
             times[name].append(run(tmp / f"{name.replace(' ', '-')}-{size}-{round_}.sqlite", batches, size))
     return {name: statistics.median(values) for name, values in times.items()}, disk
