@@ -65,9 +65,10 @@ class Prepared:
         arguments from a dict, key by key, and a durable one-event append
         is short enough for that to show (docs/performance.md). Here the
         mapping is worked out once per dialect: the values as they come when
-        the driver's placeholders are those names in that order (SQLite's
-        ``?``), the fixed values of the statement (a LIMIT) appended after
-        them, or a dict for named placeholders (psycopg's ``%(name)s``).
+        the driver's positional parameters are those names in that order
+        (SQLite's ``?``), the fixed values of the statement (a LIMIT)
+        appended after them, or a dict for named parameters (psycopg's
+        ``%(name)s``).
         """
         found = self._binders.get((dialect.name, names))
         if found is None:
@@ -79,7 +80,7 @@ class Prepared:
         if order is None:
             return sql, lambda values: {**fixed, **dict(zip(names, values))}
         if order[:len(names)] != names:  # the statements bound this way put their values first
-            raise ValueError(f"{names!r} are not the first placeholders of {sql!r} ({order!r})")
+            raise ValueError(f"{names!r} are not the first parameters of {sql!r} ({order!r})")
         tail = tuple(fixed[key] for key in order[len(names):])
         return sql, lambda values: values + tail
 
