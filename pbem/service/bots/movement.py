@@ -178,12 +178,8 @@ def _retake(plan: _Plan, gathered: set[str]) -> None:
             if short <= 0:
                 break
             plan.move(min(short, plan.movable(source)), source, target)
-        left = plan.state.tokens_on_board(nation) - plan.mine(target)
-        left -= sum(k for area, k in surplus(plan.state, nation).items() if area not in gathered and area != target)
-        left -= sum(plan.mine(s) for s in gathered)
-        cities = plan.state.cities_on_board(nation) + len(gathered)
-        towns = support_needed(plan.state, nation) - SUPPORT_PER_CITY * plan.state.cities_on_board(nation)
-        if plan.mine(target) < need or left < SUPPORT_PER_CITY * cities + towns:
+        # The attackers stand in a city's area, so surplus removal counts them lost like any other surplus.
+        if plan.mine(target) < need or not supported_after_building(plan.state, nation, gathered):
             plan.state, plan.lines = before_state, before_lines
 
 
