@@ -26,6 +26,7 @@ from pbem.store import (
     chain_hash,
     verify_chain,
 )
+from pbem.store import events as events_module
 
 NOW = datetime(2024, 11, 22, 12, 0, tzinfo=timezone.utc)
 
@@ -468,6 +469,61 @@ def test_unit_of_work_survives_a_duplicate(db_engine):
         uow.inbox.mark(inbox_id, "done", error="duplicate", now=NOW)
     with UnitOfWork(db_engine) as uow:
         assert uow.inbox.get(inbox_id).status == "done"
+
+
+def test_an_append_then_a_statement_through_sqlalchemy_commit_together(db_engine):
+    """The unit of work begins on the driver; the append runs there, and the game row, written through
+    SQLAlchemy after it, joins the same transaction instead of beginning another."""
+    with UnitOfWork(db_engine) as uow:
+        uow.events.append("g", 0, [ev(1)])
+        uow.games.create("g", ruleset="advciv", moderator_email="mod@example.org", now=NOW)
+    with UnitOfWork(db_engine) as uow:
+        assert uow.events.head("g")[0] == 1
+        assert uow.games.get("g") is not None
+
+
+def test_an_append_then_a_statement_through_sqlalchemy_roll_back_together(db_engine):
+    with pytest.raises(RuntimeError):
+        with UnitOfWork(db_engine) as uow:
+            uow.events.append("g", 0, [ev(1)])
+            uow.games.create("g", ruleset="advciv", moderator_email="mod@example.org", now=NOW)
+            raise RuntimeError("the rules engine blew up")
+    with UnitOfWork(db_engine) as uow:
+        assert uow.events.head("g") == (0, GENESIS)
+        assert uow.games.get("g") is None
+
+
+def test_an_append_alone_rolls_back_with_the_unit_of_work(db_engine):
+    with pytest.raises(RuntimeError):
+        with UnitOfWork(db_engine) as uow:
+            uow.events.append("g", 0, [ev(1)])
+            raise RuntimeError("after the append")
+    with UnitOfWork(db_engine) as uow:
+        assert uow.events.head("g") == (0, GENESIS)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(json_values)
+@settings(max_examples=300, deadline=None)
+def test_canonical_text_is_the_standard_librarys(value):
+    """The store's encoder (the C encoder made once) writes exactly what json.dumps writes with the
+    canonical settings: hashes made before and after it are the same."""
+    expected = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    assert events_module._dumps(value) == expected
+    assert events_module._dumps({"k": value, "a": [value]}) == json.dumps(
+        {"k": value, "a": [value]}, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def test_canonical_text_refuses_what_json_refuses():
+    for bad in (float("nan"), {"x": float("inf")}, {"x": object()}):
+        with pytest.raises((ValueError, TypeError)):
+            events_module._dumps(bad)
 
 
 def test_recorded_event_type():
