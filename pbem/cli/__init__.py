@@ -29,6 +29,7 @@ from .transfer import export, import_
 def main(ctx: click.Context, config: str | None, db_url: str | None) -> None:
     """Play Advanced Civilization by email."""
     ctx.obj = Context(config, db_url)
+    ctx.call_on_close(ctx.obj.close)
 
 
 for _command in (game, submit, state, log, explain, verify, rollback, deadline, ingest, serve, flush, tick, queue, config, demo, simulate, rules, map_, archive, export, import_, diff):

@@ -34,6 +34,12 @@ class Context:
             self._db = db
         return self._db
 
+    def close(self) -> None:
+        """Close the database's connections when the command ends (a SQLite engine keeps its writer's open)."""
+        if self._db is not None:
+            self._db.dispose()
+            self._db = None
+
 
 pass_ctx = click.make_pass_decorator(Context)
 

@@ -23,6 +23,7 @@ from sqlalchemy.exc import DBAPIError
 
 from pbem.shipped import shipped
 from pbem.store.faults import StorageFault, database_file, storage_fault
+from pbem.store.writer import attach_writer
 
 ENV_URL = "PBEM_DATABASE_URL"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
@@ -56,6 +57,7 @@ def make_engine(url: str, **kwargs) -> Engine:
     if backend == "sqlite":
         engine = create_engine(url, **kwargs)
         _configure_sqlite(engine)
+        attach_writer(engine, SQLITE_BUSY_TIMEOUT_MS / 1000)
         return engine
     if backend == "postgresql":
         kwargs.setdefault("pool_pre_ping", True)
@@ -90,8 +92,11 @@ def _configure_sqlite(engine: Engine) -> None:
 
     def do_begin(dialect, dbapi_connection) -> None:  # noqa: ARG001
         # Straight to the driver: through exec_driver_sql this one statement
-        # cost a third of a whole durable append (docs/performance.md).
-        dbapi_connection.execute("BEGIN IMMEDIATE")
+        # cost a third of a whole durable append (docs/performance.md). A
+        # unit of work begins on the driver itself; SQLAlchemy's Transaction,
+        # begun later in it, joins that one (pbem/store/unit_of_work.py).
+        if not dbapi_connection.in_transaction:
+            dbapi_connection.execute("BEGIN IMMEDIATE")
 
     engine.dialect.do_begin = types.MethodType(do_begin, engine.dialect)  # this engine's dialect alone
 

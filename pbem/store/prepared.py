@@ -97,12 +97,15 @@ class Prepared:
 
 
 def driver_cursor(conn: Connection) -> DBAPICursor:
-    """A cursor of the driver's connection under ``conn``, inside ``conn``'s transaction.
+    """A cursor of the driver's connection under ``conn``, inside a transaction.
 
-    Begins the transaction first if there is none, as SQLAlchemy's own
-    autobegin would (on SQLite: BEGIN IMMEDIATE), so that statements run on
-    the cursor commit or roll back with the unit of work.
+    The unit of work has begun one on the driver (SQLite's driver says so);
+    otherwise this begins SQLAlchemy's, as its own autobegin would (on
+    SQLite: BEGIN IMMEDIATE; PostgreSQL's driver begins by itself), so that
+    statements run on the cursor commit or roll back with the caller's
+    transaction.
     """
-    if not conn.in_transaction():
+    driver = conn.connection.driver_connection
+    if not getattr(driver, "in_transaction", False) and not conn.in_transaction():
         conn.begin()
-    return conn.connection.driver_connection.cursor()
+    return driver.cursor()

@@ -12,6 +12,7 @@ from pbem.store.inbox import Inbox
 from pbem.store.observers import Observers
 from pbem.store.outbox import Outbox
 from pbem.store.snapshots import Snapshots
+from pbem.store.writer import Writer, writer_of
 
 
 def game_lock_key(game_id: str) -> int:
@@ -24,39 +25,78 @@ def game_lock_key(game_id: str) -> int:
 class UnitOfWork:
     """``with UnitOfWork(engine) as uow:`` — commit on normal exit, roll back
     on an exception. On SQLite the transaction starts with BEGIN IMMEDIATE
-    (see ``make_engine``), so it holds the write lock from the start."""
+    (see ``make_engine``), so it holds the write lock from the start, and it
+    runs on the engine's one writer connection (pbem/store/writer.py);
+    elsewhere on a connection from the pool.
+
+    The transaction is begun, committed and rolled back through the
+    dialect's own hooks on the driver's connection (``do_begin``,
+    ``do_commit``, ``do_rollback``: what SQLAlchemy's ``Transaction`` calls
+    underneath), so a unit of work whose statements all run on the driver's
+    cursor (an append, pbem/store/prepared.py) makes no ``Transaction``
+    object: on a fast disk that bookkeeping was a tenth of a one-event
+    append (docs/performance.md). The first statement run through
+    SQLAlchemy begins its own ``Transaction`` as it always does; the dialect
+    sees the driver already in one and begins nothing more (SQLite), or had
+    nothing to begin (PostgreSQL, whose driver begins by itself), and the
+    unit of work then ends that ``Transaction``, which ends the driver's."""
 
     conn: Connection | None
+    # The stores of this transaction, each made on first use (``__getattr__``):
+    # a one-event append uses one of the seven.
+    events: EventStore
+    inbox: Inbox
+    outbox: Outbox
+    snapshots: Snapshots
+    games: Games
+    players: Players
+    observers: Observers
 
     def __init__(self, engine: Engine):
         self.engine = engine
         self.conn = None
-        self._transaction = None
+        self._writer: Writer | None = None
 
     def __enter__(self) -> "UnitOfWork":
-        self.conn = self.engine.connect()
+        writer = self._writer = writer_of(self.engine)
+        conn = self.conn = writer.take(self.engine) if writer is not None else self.engine.connect()
         try:
-            self._transaction = self.conn.begin()
+            self._driver = conn.connection.driver_connection
+            conn.dialect.do_begin(self._driver)
         except BaseException:
-            self.conn.close()
+            self._release(clean=False)
             raise
-        self.events = EventStore(self.conn)
-        self.inbox = Inbox(self.conn)
-        self.outbox = Outbox(self.conn)
-        self.snapshots = Snapshots(self.conn)
-        self.games = Games(self.conn)
-        self.players = Players(self.conn)
-        self.observers = Observers(self.conn)
         return self
 
+    def __getattr__(self, name: str):
+        store = _STORES.get(name)
+        if store is None or self.__dict__.get("conn") is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}"
+                                 + (" (outside its with block)" if store is not None else ""))
+        made = self.__dict__[name] = store(self.conn)
+        return made
+
     def __exit__(self, exc_type, exc, tb) -> None:
+        clean = False
+        conn = self.conn
         try:
-            if self._transaction.is_active:
+            if conn.in_transaction():  # something ran through SQLAlchemy, whose Transaction holds the driver's
                 if exc_type is None:
-                    self._transaction.commit()
+                    conn.commit()
                 else:
-                    self._transaction.rollback()
+                    conn.rollback()
+            elif exc_type is None:
+                conn.dialect.do_commit(self._driver)
+            else:
+                conn.dialect.do_rollback(self._driver)
+            clean = True
         finally:
+            self._release(clean)
+
+    def _release(self, clean: bool) -> None:
+        if self._writer is not None:
+            self._writer.give_back(clean)
+        else:
             self.conn.close()
 
     @property
@@ -76,3 +116,7 @@ class UnitOfWork:
                 {"key": game_lock_key(game_id)},
             )
             self.players.forget()
+
+
+_STORES = {"events": EventStore, "inbox": Inbox, "outbox": Outbox, "snapshots": Snapshots, "games": Games,
+           "players": Players, "observers": Observers}

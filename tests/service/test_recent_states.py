@@ -17,10 +17,27 @@ from pbem.store.unit_of_work import UnitOfWork
 GAME = "sim-recent"
 
 
+_ENGINES: list = []
+
+
+@pytest.fixture(autouse=True)
+def _engines_disposed():
+    """Each engine a test opens is disposed after it (a SQLite engine keeps its writer's connection open)."""
+    yield
+    while _ENGINES:
+        _ENGINES.pop().dispose()
+
+
+def _engine(url: str):
+    made = make_engine(url)
+    _ENGINES.append(made)
+    return made
+
+
 def _game(tmp_path, name: str, seed: str = "recent"):
     url = f"sqlite:///{tmp_path / name}"
     simulate(3, 1, seed, db_url=url)
-    return make_engine(url)
+    return _engine(url)
 
 
 def _from_zero(db):
@@ -47,7 +64,7 @@ def test_a_remembered_state_is_the_state_replayed_from_zero_and_spares_the_snaps
 def test_another_log_under_the_same_game_id_is_not_served_from_memory(tmp_path):
     one = _game(tmp_path, "one.sqlite")
     simulate(4, 1, "recent", db_url=f"sqlite:///{tmp_path / 'other.sqlite'}")  # the same game id, four players
-    other = make_engine(f"sqlite:///{tmp_path / 'other.sqlite'}")
+    other = _engine(f"sqlite:///{tmp_path / 'other.sqlite'}")
     RECENT.forget()
     with UnitOfWork(one) as uow:
         state_one = load_checked(uow, GAME)
@@ -94,7 +111,7 @@ def test_the_state_a_phase_began_from_is_remembered_and_is_the_one_replayed(tmp_
 def test_a_phase_start_remembered_from_another_log_under_the_same_game_id_is_not_used(tmp_path):
     one = _game(tmp_path, "f1.sqlite")
     simulate(4, 1, "recent", db_url=f"sqlite:///{tmp_path / 'f2.sqlite'}")  # the same game id, four players
-    other = make_engine(f"sqlite:///{tmp_path / 'f2.sqlite'}")
+    other = _engine(f"sqlite:///{tmp_path / 'f2.sqlite'}")
     with UnitOfWork(one) as uow:
         version = min(load_state(uow, GAME).version, 20)
         from_one = replay(GAME, uow.events.read(GAME, upto=version))

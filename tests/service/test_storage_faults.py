@@ -47,15 +47,32 @@ def full_world(tmp_path):
     db.dispose()
     with contextlib.closing(sqlite3.connect(tmp_path / "pbem.sqlite")) as conn:
         conn.execute("VACUUM")  # no free page left inside the file: any new row must grow it
-    limit = {"full": False}
+    limit = _Limit(db)
 
     @event.listens_for(db, "checkout")
     def _limit(dbapi_connection, record, proxy):  # noqa: ARG001
-        # max_page_count never goes below the file's size: 1 means "as big as it is now"
-        dbapi_connection.execute(f"PRAGMA max_page_count = {1 if limit['full'] else NO_LIMIT}")
+        dbapi_connection.execute(limit.pragma())
 
     yield db, settings, limit
     db.dispose()
+
+
+class _Limit(dict):
+    """``limit["full"] = True`` caps the file at its size on every connection: the pool's, as they are lent,
+    and the writer's that takes every write (pbem/store/writer.py), at once."""
+
+    def __init__(self, db) -> None:
+        super().__init__(full=False)
+        self._db = db
+
+    def pragma(self) -> str:
+        # max_page_count never goes below the file's size: 1 means "as big as it is now"
+        return f"PRAGMA max_page_count = {1 if self['full'] else NO_LIMIT}"
+
+    def __setitem__(self, key, value) -> None:
+        super().__setitem__(key, value)
+        with UnitOfWork(self._db) as uow:
+            uow.conn.exec_driver_sql(self.pragma())
 
 
 def press(i: int, settings, sender: NewPlayer) -> tuple[EmailMessage, str]:

@@ -51,8 +51,10 @@ def test_a_no_trading_game_by_mail_draws_buys_pays_and_limits_money_cards(tmp_pa
     )
     assert played.returncode == 0, played.stdout[-3000:] + played.stderr[-3000:]
     url = f"sqlite:///{out / 'pbem.sqlite'}"
-    with UnitOfWork(make_engine(url)) as uow:
+    db = make_engine(url)
+    with UnitOfWork(db) as uow:
         events = list(uow.events.read("demo"))
+    db.dispose()
     kinds = Counter(e.type for e in events)
 
     assert kinds["MoneyPilesSetUp"] == 1 and kinds["TradeExecuted"] == 0 and kinds["CalamitiesRevealed"] == 0
@@ -92,8 +94,10 @@ def test_a_small_cities_game_by_mail_makes_towns_and_says_so(tmp_path):
     )
     assert played.returncode == 0, played.stdout[-3000:] + played.stderr[-3000:]
     url = f"sqlite:///{out / 'pbem.sqlite'}"
-    with UnitOfWork(make_engine(url)) as uow:
+    db = make_engine(url)
+    with UnitOfWork(db) as uow:
         events = list(uow.events.read("demo"))
+    db.dispose()
     made = [m for e in events if e.type == "TownsBuilt" for m in e.payload["made"]]
     assert made, "no town was made"
     assert any(e.type == "TaxCollected" and "SC-12" in e.payload["cites"] for e in events)

@@ -27,13 +27,18 @@ def test_sqlite_full_is_a_full_disk_naming_the_file(tmp_path):
 
 def test_a_database_opened_read_only_is_named_with_what_to_do(tmp_path):
     path = tmp_path / "pbem.sqlite"
-    ensure_schema(make_engine(f"sqlite:///{path}"))
+    writable = make_engine(f"sqlite:///{path}")
     read_only = make_engine(f"sqlite:///file:{path}?mode=ro&uri=true")
-    with pytest.raises(StorageFault) as raised:
-        check_writable(read_only)  # SQLite refuses the write (SQLITE_READONLY), though it opened and began
-    assert raised.value.kind == "read-only"
-    assert "writable by the user pbem runs as" in str(raised.value)
-    check_writable(make_engine(f"sqlite:///{path}"))  # the same file, writable: no fault
+    try:
+        ensure_schema(writable)
+        with pytest.raises(StorageFault) as raised:
+            check_writable(read_only)  # SQLite refuses the write (SQLITE_READONLY), though it opened and began
+        assert raised.value.kind == "read-only"
+        assert "writable by the user pbem runs as" in str(raised.value)
+        check_writable(writable)  # the same file, writable: no fault
+    finally:
+        read_only.dispose()
+        writable.dispose()
 
 
 def test_the_fault_is_found_behind_what_it_caused(tmp_path):
