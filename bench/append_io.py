@@ -18,10 +18,8 @@ so what pbem costs beyond raw sqlite3 is its own CPU (docs/performance.md).
 
 ``--phases`` times each step of 300 appends a round with ``perf_counter``:
 raw sqlite3's BEGIN, INSERT (with its JSON and hash) and COMMIT; pbem's
-taking a connection from the pool, beginning, the append, the commit and
-handing the connection back; and, to show what SQLAlchemy's connection
-handling costs, pbem's append on one connection kept checked out (each
-append still its own transaction), which the server does not do.
+entering the unit of work (its writer's connection and BEGIN), the append,
+and leaving it (the commit and handing the connection back).
 """
 
 from __future__ import annotations
@@ -32,13 +30,12 @@ import struct
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from functools import partial
 from pathlib import Path
 
 from store import _RAW_TABLE, PAYLOAD, RAW_INSERT, durable_connection, raw_row
 
 from pbem.store.database import ensure_schema, make_engine
-from pbem.store.events import EventStore, NewEvent
+from pbem.store.events import NewEvent
 from pbem.store.unit_of_work import UnitOfWork
 
 
@@ -88,11 +85,11 @@ def frames_per_commit(path: Path, contender: Callable[[Path, int], Iterator[None
     return added
 
 
-PHASES = ("connect", "begin", "append", "commit", "close")
+PHASES = ("begin", "append", "commit")
 
 
 def _raw_phases(path: Path, appends: int) -> list[tuple[float, ...]]:
-    """Per append, the time at the start and after each of PHASES (raw sqlite3 has no connect or close)."""
+    """Per append, the time at the start and after each of PHASES."""
     conn = durable_connection(path, _RAW_TABLE)
     marks = []
     for version in range(1, appends + 1):
@@ -103,47 +100,39 @@ def _raw_phases(path: Path, appends: int) -> list[tuple[float, ...]]:
         appended = time.perf_counter()
         conn.execute("COMMIT")
         committed = time.perf_counter()
-        marks.append((start, start, begun, appended, committed, committed))
+        marks.append((start, begun, appended, committed))
     conn.close()
     return marks
 
 
-def _pbem_phases(path: Path, appends: int, kept: bool = False) -> list[tuple[float, ...]]:
-    """UnitOfWork's steps, one by one, as its ``__enter__`` and ``__exit__`` take them; with ``kept``, on one
-    connection kept checked out (no pool, no Connection object per append: its connect and close take no time)."""
+def _pbem_phases(path: Path, appends: int) -> list[tuple[float, ...]]:
+    """UnitOfWork's steps as the mail path takes them: entering it (the writer's connection, then the driver's
+    BEGIN IMMEDIATE), the append, and leaving it (the commit, then the connection handed back)."""
     db = make_engine(f"sqlite:///{path}")
     ensure_schema(db)
     marks = []
-    held = db.connect() if kept else None
     for version in range(appends):
         start = time.perf_counter()
-        conn = held or db.connect()
-        connected = time.perf_counter() if held is None else start
-        transaction = conn.begin()
+        uow = UnitOfWork(db).__enter__()
         begun = time.perf_counter()
-        EventStore(conn).append("g", version, [NewEvent("OrdersGiven", PAYLOAD, {"actor": "p3"},
-                                                        dedupe_key=f"k{version + 1}")])
+        uow.events.append("g", version, [NewEvent("OrdersGiven", PAYLOAD, {"actor": "p3"},
+                                                  dedupe_key=f"k{version + 1}")])
         appended = time.perf_counter()
-        transaction.commit()
+        uow.__exit__(None, None, None)
         committed = time.perf_counter()
-        if held is None:
-            conn.close()
-        closed = time.perf_counter() if held is None else committed
-        marks.append((start, connected, begun, appended, committed, closed))
-    if held is not None:
-        held.close()
+        marks.append((start, begun, appended, committed))
     db.dispose()
     return marks
 
 
 def phases(tmp: Path, rounds: int, appends: int = 300) -> None:
     """Print each contender's median time in each phase and its mean time an append, rounds interleaved."""
-    contenders = {"raw sqlite3": _raw_phases, "pbem": _pbem_phases, "pbem, kept": partial(_pbem_phases, kept=True)}
+    contenders = {"raw sqlite3": _raw_phases, "pbem": _pbem_phases}
     per_round: dict[str, dict[str, list[float]]] = {
         name: {phase: [] for phase in (*PHASES, "in all")} for name in contenders}
     for round_ in range(rounds):
         for name, run in contenders.items():
-            marks = run(tmp / f"phases-{name.replace(' ', '-').replace(',', '')}-{round_}.sqlite", appends)
+            marks = run(tmp / f"phases-{name.replace(' ', '-')}-{round_}.sqlite", appends)
             for i, phase in enumerate(PHASES):
                 per_round[name][phase].append(statistics.median(m[i + 1] - m[i] for m in marks))
             per_round[name]["in all"].append((marks[-1][-1] - marks[0][0]) / appends)
