@@ -83,6 +83,23 @@ class RecordedEvent:
     hash: str
     superseded_by: int | None = None
 
+    def __getattr__(self, name: str) -> Any:
+        """The payload and metadata of an event ``append`` returned, decoded from their texts when first read.
+
+        Called only for an attribute the instance lacks. The service keeps
+        just the hash of what it appended (its state is folded from its own
+        events), so decoding both texts on every append, a tenth of a
+        one-event append's own time, was work nobody used. Read, they are
+        what reading the event back gives, as before (the tests compare)."""
+        if name in ("payload", "metadata"):
+            fields = self.__dict__
+            texts = fields.get("_texts")
+            if texts is not None:
+                fields["payload"], fields["metadata"] = _loads(texts[0]), _loads(texts[1])
+                fields.pop("_texts", None)
+                return fields[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
 
 # One encoder for every canonical text: json.dumps with options builds a new
 # encoder on every call, a fifth of a batched append's time.
@@ -230,7 +247,7 @@ _HEAD = Prepared(
 _DEDUPE = Prepared(select(events_table.c.game_id).where(events_table.c.dedupe_key == bindparam("key")))
 _INSERT_COLUMNS = ("game_id", "version", "type", "schema_version", "payload", "meta", "dedupe_key",
                    "prev_hash", "hash")
-_INSERT = Prepared(events_table.insert().returning(events_table.c.position), _INSERT_COLUMNS)
+_INSERT = Prepared(events_table.insert(), _INSERT_COLUMNS, returns=events_table.c.position)
 _HEAD_NAMES = ("game_id",)
 _GAME_LOG = (
     select(*_COLUMNS)
@@ -252,23 +269,29 @@ _READ_FOLD_UPTO = Prepared(_FOLD_LOG.where(events_table.c.version <= bindparam("
 
 
 _sha256 = hashlib.sha256
-_APPEND_STATEMENTS: dict[str, tuple[str, Callable[[tuple], Any], str, Callable[[tuple], Any]]] = {}
+_Statements = tuple[str, Callable[[tuple], Any], str, Callable[[tuple], Any], Callable[[Any], int]]
+_APPEND_STATEMENTS: dict[str, _Statements] = {}
 
 
-def _append_statements(dialect) -> tuple[str, Callable[[tuple], Any], str, Callable[[tuple], Any]]:
-    """The head read's and the insert's SQL and binders for ``dialect``, looked up once per append."""
+def _append_statements(dialect) -> _Statements:
+    """The head read's and the insert's SQL and binders, and how to read a new row's position, for
+    ``dialect``: looked up once per append."""
     found = _APPEND_STATEMENTS.get(dialect.name)
     if found is None:
         found = _APPEND_STATEMENTS[dialect.name] = (*_HEAD.binder(dialect, _HEAD_NAMES),
-                                                    *_INSERT.binder(dialect, _INSERT_COLUMNS))
+                                                    *_INSERT.binder(dialect, _INSERT_COLUMNS),
+                                                    _INSERT.new_key(dialect))
     return found
 
 
 class EventStore:
     """The event log, on a connection whose transaction the caller owns."""
 
-    def __init__(self, conn: Connection):
+    def __init__(self, conn: Connection, driver: Any = None):
+        """``driver``: SQLite's driver connection under ``conn``, as a unit of work on the engine's writer passes
+        it (pbem/store/writer.py), so that an append need not look for it through ``conn``."""
         self.conn = conn
+        self._driver = driver
 
     # -- reading -----------------------------------------------------------
 
@@ -370,8 +393,9 @@ class EventStore:
         # arguments worked out once per dialect (pbem/store/prepared.py).
         conn = self.conn
         dialect = conn.dialect
-        head_sql, head_arguments, insert_sql, insert_arguments = _append_statements(dialect)
-        cursor = driver_cursor(conn)
+        head_sql, head_arguments, insert_sql, insert_arguments, new_position = _append_statements(dialect)
+        driver = self._driver
+        cursor = driver.cursor() if driver is not None and driver.in_transaction else driver_cursor(conn)
         row = cursor.execute(head_sql, head_arguments((game_id,))).fetchone()
         version, prev_hash = (0, GENESIS) if row is None else row
         if version != expected_version:
@@ -403,19 +427,19 @@ class EventStore:
         try:
             if len(rows) > 1 or dialect.name != "sqlite":
                 with conn.begin_nested():
-                    positions = [cursor.execute(insert_sql, insert_arguments(row)).fetchone()[0] for row in rows]
+                    positions = [new_position(cursor.execute(insert_sql, insert_arguments(row))) for row in rows]
             else:
-                positions = [cursor.execute(insert_sql, insert_arguments(rows[0])).fetchone()[0]]
+                positions = [new_position(cursor.execute(insert_sql, insert_arguments(rows[0])))]
         except (IntegrityError, dialect.loaded_dbapi.IntegrityError) as exc:
             raise self._translate(exc, game_id, expected_version, keys) from exc
         recorded = []
         for (_, version, type_, schema_version, payload_text, metadata_text, dedupe_key, prev_hash, digest), \
                 position in zip(rows, positions):
-            # Filled as _recorded fills a row read back, without the frozen dataclass's __init__.
+            # Filled without the frozen dataclass's __init__, the payload and metadata left to decode when read.
             event = _new(RecordedEvent)
-            event.__dict__.update(zip(_FIELDS, (
-                position, game_id, version, type_, schema_version, _loads(payload_text), _loads(metadata_text),
-                dedupe_key, prev_hash, digest, None)))
+            event.__dict__.update(position=position, game_id=game_id, version=version, type=type_,
+                                  schema_version=schema_version, dedupe_key=dedupe_key, prev_hash=prev_hash,
+                                  hash=digest, superseded_by=None, _texts=(payload_text, metadata_text))
             recorded.append(event)
         return recorded
 

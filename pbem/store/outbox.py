@@ -22,7 +22,7 @@ DROPPED = "dropped by the operator"
 #: type as SQLAlchemy would (UTC timestamps as SQLite's text; PostgreSQL's driver takes them as they are).
 _ENQUEUE_COLUMNS = ("message_id", "game_id", "kind", "recipient", "raw", "created_at", "attempts", "next_attempt_at",
                     "sent_at", "last_error")
-_ENQUEUE = Prepared(outbox.insert().returning(outbox.c.id), _ENQUEUE_COLUMNS)
+_ENQUEUE = Prepared(outbox.insert(), _ENQUEUE_COLUMNS, returns=outbox.c.id)
 _CONVERTERS: dict[str, dict[str, Callable[[Any], Any]]] = {}
 
 
@@ -67,7 +67,8 @@ class Outbox:
             "last_error": None,
         }
         try:
-            return _ENQUEUE.run(self.conn, _converted(self.conn.dialect, values)).fetchone()[0]
+            dialect = self.conn.dialect
+            return _ENQUEUE.new_key(dialect)(_ENQUEUE.run(self.conn, _converted(dialect, values)))
         except self.conn.dialect.loaded_dbapi.IntegrityError as exc:  # a Message-ID queued before: as SQLAlchemy says it
             raise IntegrityError("INSERT INTO outbox", {"message_id": message_id}, exc) from exc
 

@@ -19,20 +19,37 @@ from typing import Any
 
 from sqlalchemy import Connection
 from sqlalchemy.engine.interfaces import DBAPICursor, Dialect
-from sqlalchemy.sql.expression import Executable
+from sqlalchemy.sql.expression import ColumnElement, Executable
 
 
 class Prepared:
-    """One statement; ``run(conn, params)`` executes it and returns the driver's cursor."""
+    """One statement; ``run(conn, params)`` executes it and returns the driver's cursor.
 
-    def __init__(self, statement: Executable, column_keys: Sequence[str] | None = None) -> None:
+    An INSERT made with ``returns=`` (its table's integer primary key) hands
+    back the new row's key through ``new_key(dialect)``: read from the
+    driver's ``lastrowid`` where SQLAlchemy itself would read it
+    (``dialect.postfetch_lastrowid``: SQLite, whose integer primary key is
+    the row id), otherwise from ``RETURNING``. On SQLite the RETURNING
+    clause and the fetch cost 40 % of the INSERT (docs/performance.md).
+    """
+
+    def __init__(self, statement: Executable, column_keys: Sequence[str] | None = None, *,
+                 returns: ColumnElement | None = None) -> None:
         self.statement = statement
         self.column_keys = list(column_keys) if column_keys is not None else None
+        self.returns = returns
         self._compiled: dict[str, tuple[str, tuple[str, ...] | None, dict[str, Any]]] = {}
         self._binders: dict[tuple[str, tuple[str, ...]], tuple[str, Callable[[tuple], Any]]] = {}
 
+    def new_key(self, dialect: Dialect) -> Callable[[DBAPICursor], Any]:
+        """How to read, from the cursor that has just run this INSERT, the key of the row it made."""
+        return _last_row_id if _by_row_id(dialect) else _first_column
+
     def _compile(self, dialect: Dialect) -> tuple[str, tuple[str, ...] | None, dict[str, Any]]:
-        compiled = self.statement.compile(dialect=dialect, column_keys=self.column_keys)
+        statement = self.statement
+        if self.returns is not None and not _by_row_id(dialect):
+            statement = statement.returning(self.returns)  # type: ignore[attr-defined]
+        compiled = statement.compile(dialect=dialect, column_keys=self.column_keys)
         fixed = {key: bind.value for key, bind in compiled.binds.items() if bind.value is not None}
         order = tuple(compiled.positiontup) if compiled.positional else None
         entry = (str(compiled), order, fixed)
@@ -44,19 +61,6 @@ class Prepared:
         sql, order, fixed, cursor = self._ready(conn)
         cursor.execute(sql, self._arguments(params, order, fixed))
         return cursor
-
-    def first_of_each(self, conn: Connection, rows: Sequence[Mapping[str, Any]]) -> list[Any]:
-        """Execute once per row on one cursor; the first column of the first row each returned.
-
-        For an INSERT ... RETURNING of several rows: the drivers' executemany
-        does not hand back what RETURNING returns.
-        """
-        sql, order, fixed, cursor = self._ready(conn)
-        out = []
-        for params in rows:
-            cursor.execute(sql, self._arguments(params, order, fixed))
-            out.append(cursor.fetchone()[0])
-        return out
 
     def binder(self, dialect: Dialect, names: tuple[str, ...]) -> tuple[str, Callable[[tuple], Any]]:
         """The SQL for ``dialect`` and a function from a tuple of values, in the order of ``names``, to its arguments.
@@ -94,6 +98,18 @@ class Prepared:
         if order is None:
             return {**fixed, **params} if fixed else params
         return tuple(params[key] if key in params else fixed[key] for key in order)
+
+
+def _by_row_id(dialect: Dialect) -> bool:
+    return bool(dialect.postfetch_lastrowid)
+
+
+def _last_row_id(cursor: DBAPICursor) -> Any:
+    return cursor.lastrowid
+
+
+def _first_column(cursor: DBAPICursor) -> Any:
+    return cursor.fetchone()[0]
 
 
 def driver_cursor(conn: Connection) -> DBAPICursor:

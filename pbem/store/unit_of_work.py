@@ -42,8 +42,8 @@ class UnitOfWork:
     unit of work then ends that ``Transaction``, which ends the driver's."""
 
     conn: Connection | None
-    # The stores of this transaction, each made on first use (``__getattr__``):
-    # a one-event append uses one of the seven.
+    # The stores of this transaction: the event log made as it begins, the
+    # others on first use (``__getattr__``); a one-event append uses one.
     events: EventStore
     inbox: Inbox
     outbox: Outbox
@@ -59,13 +59,21 @@ class UnitOfWork:
 
     def __enter__(self) -> "UnitOfWork":
         writer = self._writer = writer_of(self.engine)
-        conn = self.conn = writer.take(self.engine) if writer is not None else self.engine.connect()
+        if writer is not None:
+            conn = self.conn = writer.take(self.engine)
+            self._driver = writer.driver
+        else:
+            conn = self.conn = self.engine.connect()
         try:
-            self._driver = conn.connection.driver_connection
+            if writer is None:
+                self._driver = conn.connection.driver_connection
             conn.dialect.do_begin(self._driver)
         except BaseException:
             self._release(clean=False)
             raise
+        # Made now: nearly every unit of work appends or reads the log. On the writer its appends run
+        # straight on the driver's connection.
+        self.events = EventStore(conn, driver=self._driver if writer is not None else None)
         return self
 
     def __getattr__(self, name: str):
@@ -118,5 +126,5 @@ class UnitOfWork:
             self.players.forget()
 
 
-_STORES = {"events": EventStore, "inbox": Inbox, "outbox": Outbox, "snapshots": Snapshots, "games": Games,
+_STORES = {"inbox": Inbox, "outbox": Outbox, "snapshots": Snapshots, "games": Games,
            "players": Players, "observers": Observers}

@@ -42,6 +42,7 @@ class Writer:
         self._lock = threading.Lock()
         self._holder: int | None = None  # the thread in a unit of work on it
         self._conn: Connection | None = None
+        self.driver: sqlite3.Connection | None = None  # the driver's connection under it, while it is kept
         self._retire = False  # the engine was disposed while a unit of work held the connection
 
     def take(self, engine: Engine) -> Connection:
@@ -60,7 +61,9 @@ class Writer:
         if conn is None:
             try:
                 conn = self._conn = engine.connect()
+                self.driver = conn.connection.driver_connection
             except BaseException:
+                self._conn = self.driver = None
                 self._holder = None
                 self._lock.release()
                 raise
@@ -91,7 +94,7 @@ class Writer:
             self._retire = True
 
     def _drop(self) -> None:
-        conn, self._conn = self._conn, None
+        conn, self._conn, self.driver = self._conn, None, None
         self._retire = False
         if conn is None:
             return
