@@ -21,7 +21,7 @@ hides, shows only in the fast rounds (docs/performance.md).
   an event-sourced application uses, with a global notification id like
   pbem's position), on a connection whose ``synchronous`` is checked to be
   FULL.
-* **pbem**: ``UnitOfWork`` + ``EventStore.append`` as the mail path uses them:
+* **pbem**: ``UnitOfWork`` + ``EventStore.append`` as the mail path uses them, on the engine's writer connection:
   the head read, the optimistic version check, the hash chain, the dedupe
   key, all through SQLAlchemy.
 """

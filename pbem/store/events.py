@@ -405,7 +405,7 @@ class EventStore:
             return []
 
         rows: list[tuple] = []
-        game_text = _dumps(game_id)
+        game_text = _encode_text(game_id)
         for event in events:
             if not isinstance(event, NewEvent):
                 raise TypeError(f"expected NewEvent, got {type(event).__name__}")
@@ -416,7 +416,7 @@ class EventStore:
             # to canonical_bytes() of what will be read back (a tuple in a
             # payload reads back as a list, and its text is already a list's).
             canonical = (f'{{"game_id":{game_text},"metadata":{metadata_text},"payload":{payload_text},'
-                         f'"schema_version":{int(event.schema_version)},"type":{_dumps(event.type)},'
+                         f'"schema_version":{int(event.schema_version)},"type":{_encode_text(event.type)},'
                          f'"version":{version}}}').encode("utf-8")
             digest = _sha256(prev_hash.encode("ascii") + canonical).hexdigest()  # chain_hash, inline
             # In the order of _INSERT_COLUMNS.

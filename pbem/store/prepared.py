@@ -6,8 +6,9 @@ cache lookups, result objects) cost more than SQLite's own work and as much
 as the fsync of a commit (docs/performance.md). A ``Prepared`` statement is
 still written in SQLAlchemy Core and compiled by SQLAlchemy for whichever
 dialect the connection speaks, so SQLite and PostgreSQL share the code and the
-SQL; only the execution goes straight to the DBAPI cursor of the connection,
-inside the transaction SQLAlchemy manages. Errors are the driver's own
+SQL (but for how an INSERT hands back the new row's key, below); only the
+execution goes straight to the DBAPI cursor of the connection, inside the
+caller's transaction. Errors are the driver's own
 (``dialect.loaded_dbapi.IntegrityError`` and so on), not SQLAlchemy's
 wrappers.
 """

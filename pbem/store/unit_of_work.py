@@ -88,11 +88,12 @@ class UnitOfWork:
         clean = False
         conn = self.conn
         try:
-            if conn.in_transaction():  # something ran through SQLAlchemy, whose Transaction holds the driver's
-                if exc_type is None:
-                    conn.commit()
-                else:
-                    conn.rollback()
+            transaction = conn.get_transaction()
+            if transaction is not None:  # something ran through SQLAlchemy, whose Transaction holds the driver's
+                if exc_type is None and transaction.is_active:
+                    transaction.commit()
+                else:  # also one SQLAlchemy has deactivated: the kept connection must not carry it on
+                    transaction.rollback()
             elif exc_type is None:
                 conn.dialect.do_commit(self._driver)
             else:

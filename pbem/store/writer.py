@@ -72,12 +72,13 @@ class Writer:
     def give_back(self, clean: bool) -> None:
         """End the holder's turn; ``clean`` when its transaction ended (committed or rolled back) without an error.
 
-        Anything else (an error ending the transaction, a connection
-        SQLAlchemy invalidated, an engine disposed meanwhile) closes the kept
-        connection, and the next unit of work takes a fresh one."""
+        Anything else (an error ending the transaction, which is also how
+        SQLAlchemy comes to invalidate a connection, or an engine disposed
+        meanwhile) closes the kept connection, and the next unit of work
+        takes a fresh one."""
         try:
             conn = self._conn
-            if conn is not None and (not clean or self._retire or conn.invalidated):
+            if conn is not None and (not clean or self._retire):  # SQLAlchemy invalidates only on an error
                 self._drop()
         finally:
             self._holder = None
