@@ -59,6 +59,17 @@ def email_of(name: str) -> str:
     return next(p.email for p in PLAYERS if p.name == name)
 
 
+def fresh_mail(settings, sender: str, subject: str, body: str) -> EmailMessage:
+    """A new message (no reply token) to game g1's address, as a mail client writes it."""
+    mail = EmailMessage()
+    mail["From"] = sender
+    mail["To"] = f"pbem+g1@{settings.domain}"
+    mail["Subject"] = subject
+    mail["Message-ID"] = make_msgid()
+    mail.set_content(body)
+    return mail
+
+
 def current(db) -> str:
     """The name of the player whose turn it is in setup."""
     state = state_of(db)
@@ -151,20 +162,11 @@ def test_a_fresh_mail_with_the_secret_line_is_accepted(world):
             name = current(db)
             start = text_of(latest(settings.maildir, email_of(name), "new game"))
             secret = next(line.split()[1] for line in start.splitlines() if line.strip().startswith("SECRET"))
-            mail = EmailMessage()
-            mail["From"] = f"{name} <{email_of(name)}>"
-            mail["To"] = f"pbem+g1@{settings.domain}"
-            mail["Subject"] = "my orders"
-            mail["Message-ID"] = make_msgid()
-            mail.set_content(f"SECRET {secret}\nnation crete\nplace knossos\n\n-- \n{name}\n")
+            mail = fresh_mail(settings, f"{name} <{email_of(name)}>", "my orders",
+                              f"SECRET {secret}\nnation crete\nplace knossos\n\n-- \n{name}\n")
             send(office.port, mail, email_of(name), [f"pbem+g1@{settings.domain}"])
             # without the secret, from the right address: refused politely, nothing changes
-            mail2 = EmailMessage()
-            mail2["From"] = email_of(name)
-            mail2["To"] = f"pbem+g1@{settings.domain}"
-            mail2["Subject"] = "more"
-            mail2["Message-ID"] = make_msgid()
-            mail2.set_content("place phaestos\n")
+            mail2 = fresh_mail(settings, email_of(name), "more", "place phaestos\n")
             send(office.port, mail2, email_of(name), [f"pbem+g1@{settings.domain}"])
             await office.idle()
             return name
@@ -306,12 +308,8 @@ def test_secret_orders_from_another_address_are_played_and_the_acknowledgement_s
             name = current(db)
             start = text_of(latest(settings.maildir, email_of(name), "new game"))
             secret = next(line.split()[1] for line in start.splitlines() if line.strip().startswith("SECRET"))
-            mail = EmailMessage()
-            mail["From"] = "Travelling <me@hotel.example>"
-            mail["To"] = f"pbem+g1@{settings.domain}"
-            mail["Subject"] = "orders from the road"
-            mail["Message-ID"] = make_msgid()
-            mail.set_content(f"SECRET {secret}\nNATION Crete\nPLACE Knossos\n")
+            mail = fresh_mail(settings, "Travelling <me@hotel.example>", "orders from the road",
+                              f"SECRET {secret}\nNATION Crete\nPLACE Knossos\n")
             send(office.port, mail, "me@hotel.example", [f"pbem+g1@{settings.domain}"])
             await office.idle()
             return name
@@ -521,12 +519,8 @@ def test_a_secret_line_with_letters_outside_ascii_is_answered_not_crashed(world)
         async with game_running(db, settings) as office:
             name = current(db)
             before = state_of(db).version
-            mail = EmailMessage()
-            mail["From"] = f"{name} <{email_of(name)}>"
-            mail["To"] = f"pbem+g1@{settings.domain}"
-            mail["Subject"] = "my orders"
-            mail["Message-ID"] = make_msgid()
-            mail.set_content("SECRET géheimnis-ünd-mehr\nnation crete\nplace knossos\n")
+            mail = fresh_mail(settings, f"{name} <{email_of(name)}>", "my orders",
+                              "SECRET géheimnis-ünd-mehr\nnation crete\nplace knossos\n")
             send(office.port, mail, email_of(name), [f"pbem+g1@{settings.domain}"])
             await office.idle()
             return name, before
