@@ -70,8 +70,12 @@ _BOUNCE_SUBJECT = re.compile(
     re.I,
 )
 
-_MESSAGE_ID_IN_TEXT = re.compile(r"^\s*Message-ID:\s*<([^<>\s]+)>", re.I | re.M)
-_ADDRESS = re.compile(r"[A-Za-z0-9._%+=\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}")
+#: Blanks before the field name stay on its own line ("^\s*" crossed lines, and read a long run of blank
+#: lines again from each of its line starts).
+_MESSAGE_ID_IN_TEXT = re.compile(r"^[ \t]*Message-ID:\s*<([^<>\s]+)>", re.I | re.M)
+#: A match starts only where a run of address characters starts (the look-behind), and its local part is
+#: taken whole (possessive): else each character of a long run without an "@" read the rest of it again.
+_ADDRESS = re.compile(r"(?<![A-Za-z0-9._%+=\-])[A-Za-z0-9._%+=\-]++@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}")
 
 
 def _header(msg: email.message.Message, name: str) -> str:

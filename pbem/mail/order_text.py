@@ -34,7 +34,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass
+
+from pbem.mail.limits import UNBOUNDED, ReadingTime
 
 ORDERS_BEGIN = "===== ORDERS: edit below this line ====="
 ORDERS_END = "===== END OF ORDERS ====="
@@ -42,27 +45,56 @@ ORDERS_END = "===== END OF ORDERS ====="
 #: How many lines an attribution ("On <date>, <who> wrote:") may be wrapped over.
 ATTRIBUTION_LINES = 3
 
+#: Attributions, each with whether it must end in ":". A pattern never has two open-ended parts one after
+#: the other (".+\\bschrieb\\b.*:$" read the rest of the line again after every "schrieb" of a long line):
+#: the colon at the end is tested apart (docs/mail.md, the pattern audit).
 _ATTRIBUTION_RES = [
-    re.compile(r"^(?:-{2,}\s*)?On\b.+\bwrote\s*:?$", re.I),  # English; Yahoo's "--- On ... wrote:"
-    re.compile(r"^Le\b.+\ba\s+[ée]crit\s*:?$", re.I),  # French
-    re.compile(r"^Am\b.+\bschrieb\b.*:$", re.I),  # German
-    re.compile(r"^El\b.+\bescribi[óo]\s*:?$", re.I),  # Spanish
-    re.compile(r"^Il\b.+\bha scritto\s*:?$", re.I),  # Italian
-    re.compile(r"^Op\b.+\bschreef\b.*:$", re.I),  # Dutch
-    re.compile(r"^(?:Em|On)\b.+\bescreveu\s*:?$", re.I),  # Portuguese
-    re.compile(r"^(?:W dniu|Dnia)\b.+\bnapisa[łl]a?\b.*:$", re.I),  # Polish
+    (re.compile(r"^(?:-{2,}\s*)?On\b.+\bwrote\s*:?$", re.I), False),  # English; Yahoo's "--- On ... wrote:"
+    (re.compile(r"^Le\b.+\ba\s+[ée]crit\s*:?$", re.I), False),  # French
+    (re.compile(r"^Am\b.+\bschrieb\b", re.I), True),  # German
+    (re.compile(r"^El\b.+\bescribi[óo]\s*:?$", re.I), False),  # Spanish
+    (re.compile(r"^Il\b.+\bha scritto\s*:?$", re.I), False),  # Italian
+    (re.compile(r"^Op\b.+\bschreef\b", re.I), True),  # Dutch
+    (re.compile(r"^(?:Em|On)\b.+\bescreveu\s*:?$", re.I), False),  # Portuguese
+    (re.compile(r"^(?:W dniu|Dnia)\b.+\bnapisa[łl]a?\b", re.I), True),  # Polish
 ]
 
 #: Attributions that begin with the date or the name: read on one line only, never joined
-#: to the line above (which may be the player's last order).
-_ATTRIBUTION_LINE_RES = [
-    re.compile(r"^.*\d.*\b(?:пишет|написал|написала|написал\(а\))\s*:$", re.I),  # Russian
-    re.compile(r"^.*\d.*\bskrev\b.*:$", re.I),  # Swedish, Danish, Norwegian
-    re.compile(r"^.*\d.*\bkirjoitti\s*:$", re.I),  # Finnish
+#: to the line above (which may be the player's last order). Each is a line ending in ":" with a digit
+#: somewhere before the word (`_dated_attribution`): "^.*\\d.*\\bskrev\\b.*:$" as one pattern tried every
+#: digit against every later position.
+_ATTRIBUTION_WORDS = [
+    re.compile(r"\b(?:пишет|написал|написала|написал\(а\))\s*:$", re.I),  # Russian
+    re.compile(r"\bskrev\b", re.I),  # Swedish, Danish, Norwegian
+    re.compile(r"\bkirjoitti\s*:$", re.I),  # Finnish
 ]
 
-#: A line naming a mailbox and a time and ending in ":" is an attribution when a marked quote follows it.
-_LOOSE_ATTRIBUTION = re.compile(r"^.*\d.*<[^<>@\s]+@[^<>\s]+>.*:$")
+#: A line naming a mailbox and a time and ending in ":" is an attribution when a marked quote follows it
+#: (`_loose_attribution`: a digit before the mailbox, the colon tested apart).
+_MAILBOX = re.compile(r"<[^<>@\s]++@[^<>\s]++>")
+_DIGIT = re.compile(r"\d")
+
+
+def _attribution_re_match(text: str) -> bool:
+    return any(pattern.match(text) and (not colon or text.endswith(":")) for pattern, colon in _ATTRIBUTION_RES)
+
+
+def _dated_attribution(line: str) -> bool:
+    """A one-line attribution: it ends in ":" and has a digit before its word ("2024-05-01 Ann skrev:")."""
+    if not line.endswith(":"):
+        return False
+    digit = _DIGIT.search(line)
+    return digit is not None and any(word.search(line, digit.end()) for word in _ATTRIBUTION_WORDS)
+
+
+def _loose_attribution(line: str) -> bool:
+    """A line ending in ":" with a mailbox in angle brackets and a digit before it."""
+    if not line.endswith(":"):
+        return False
+    last = None
+    for last in _MAILBOX.finditer(line):
+        pass
+    return last is not None and _DIGIT.search(line, 0, last.start()) is not None
 
 _RULE_HEADER = re.compile(
     r"^-{2,}\s*(?:Original Message|Original message|Forwarded message|Forwarded Message|"
@@ -114,45 +146,103 @@ def _quoted(line: str) -> bool:
 _ATTRIBUTION_START = re.compile(r"^(?:-{2,}\s*)?(?:On|Le|Am|El|Il|Op|Em|W dniu|Dnia)\b", re.I)
 
 
+#: The verbs the joinable attributions end with: an attribution has one of them.
+_ATTRIBUTION_END = re.compile(r"wrote|[ée]crit|schrieb|escribi|scritto|schreef|escreveu|napisa", re.I)
+
+
 def _attribution_at(lines: list[str], i: int) -> int:
     """How many lines an attribution starting at ``i`` takes (0 if none)."""
     first = lines[i].strip()
     if not first.endswith(":") and not _ATTRIBUTION_START.match(first):
         return 0  # the cheap test first: most lines are neither
-    if any(r.match(first) for r in _ATTRIBUTION_LINE_RES):
+    if _dated_attribution(first):
         return 1
     after = _next_text(lines, i + 1)
-    if _LOOSE_ATTRIBUTION.match(first) and after is not None and _quoted(lines[after]):
+    if _loose_attribution(first) and after is not None and _quoted(lines[after]):
         return 1
     if not _ATTRIBUTION_START.match(first):
         return 0
+    last = min(i + ATTRIBUTION_LINES, len(lines))
+    if not any(_ATTRIBUTION_END.search(lines[j]) for j in range(i, last)):
+        return 0  # no "wrote" in any language: no need to join the lines and try each pattern
     joined = ""
-    for j in range(i, min(i + ATTRIBUTION_LINES, len(lines))):
+    for j in range(i, last):
         part = lines[j].strip()
         if not part or _quoted(lines[j]):
             return 0
         joined = f"{joined} {part}".strip()
-        if any(r.match(joined) for r in _ATTRIBUTION_RES):
+        if _attribution_re_match(joined):
             return j - i + 1
     return 0
 
 
-def _header_block_at(lines: list[str], i: int) -> int:
+#: Lines a block of quote headers may take. The longest real block (Outlook's, with a Cc of many names
+#: wrapped) is some forty lines, and once a block is found, the unmarked quote below it runs to the end.
+_HEADER_BLOCK_LINES = 60
+#: Lines into a block past which a line that is no header ends it (before: a value wrapped onto it).
+_WRAPPED_VALUES = 12
+
+
+class _HeaderMarks:
+    """Which lines of a reply are quote headers, and where the next From and the next break are, read once.
+
+    A block is looked for at every line the player may have written. Read line by line from each, a body
+    of header-like lines without a From ("Subject: a" ten thousand times) was read to its end again from
+    each of its lines: forty seconds for 8,000 lines. With these marks a block that cannot reach a From is
+    refused at once, and one that can is found and skipped as a whole (docs/mail.md, the pattern audit).
+    """
+
+    def __init__(self, lines: list[str]) -> None:
+        n = len(lines)
+        self.header = [False] * n
+        self.stop = [False] * n  # a blank or quoted line ends a block
+        from_line = [False] * n
+        for j, raw in enumerate(lines):
+            line = raw.strip()
+            if not line or _quoted(raw):
+                self.stop[j] = True
+            elif _HEADER_LINE.match(line):
+                self.header[j] = True
+                from_line[j] = bool(_FROM_LINE.match(line))
+        # The first line at or after j that is a From header, a break, or no header at all (n: none).
+        self.next_from = self._next(from_line)
+        self.next_stop = self._next(self.stop)
+        self.next_other = self._next([not (h or st) for h, st in zip(self.header, self.stop)])
+
+    @staticmethod
+    def _next(marks: list[bool]) -> list[int]:
+        out = [len(marks)] * (len(marks) + 1)
+        for j in range(len(marks) - 1, -1, -1):
+            out[j] = j if marks[j] else out[j + 1]
+        return out
+
+    def may_reach_from(self, i: int) -> bool:
+        """Whether a block starting at ``i`` can reach a From line before it ends."""
+        found = self.next_from[i]
+        if found >= len(self.header) or found - i >= _HEADER_BLOCK_LINES or self.next_stop[i] < found:
+            return False
+        later = i + _WRAPPED_VALUES + 1
+        return later >= found or self.next_other[later] >= found
+
+
+def _header_block_at(lines: list[str], i: int, marks: _HeaderMarks | None = None) -> int:
     """How many lines a block of quote headers (with a rule above it) starting at ``i`` takes (0 if none)."""
+    marks = marks or _HeaderMarks(lines)
     start = i
     if _RULE.match(lines[i].strip()) or _RULE_HEADER.match(lines[i].strip()):
         i = _next_text(lines, i + 1)
         if i is None:
             return 0
+    if not marks.header[i] or not marks.may_reach_from(i):
+        return 0
     keys = 0
     saw_from = False
     j = i
-    while j < len(lines) and lines[j].strip() and not _quoted(lines[j]):
-        line = lines[j].strip()
-        if _HEADER_LINE.match(line):
+    while j < len(lines) and j - i < _HEADER_BLOCK_LINES and not marks.stop[j]:
+        if marks.header[j]:
             keys += 1
-            saw_from = saw_from or bool(_FROM_LINE.match(line))
-        elif keys == 0 or j - i > 12:
+            saw_from = saw_from or marks.next_from[j] == j
+        elif j - i > _WRAPPED_VALUES:
             break  # a value wrapped onto the next line is part of the block; prose is not
         j += 1
     if keys >= 2 and saw_from:
@@ -175,20 +265,33 @@ def _normalise(text: str) -> list[str]:
     text = unicodedata.normalize("NFKC", text.translate(_INVISIBLE))
     lines: list[str] = []
     for ln in text.split("\n"):
-        joined = _JOINED_RULE.match(ln)
+        joined = _JOINED_RULE.match(ln) if "--" in ln else None
         lines.extend([joined.group(1), joined.group(2)] if joined else [ln if ln == "-- " else ln.rstrip()])
     return lines
 
 
-def _own_lines(lines: list[str]) -> tuple[list[str], list[str]]:
+#: Lines read between two looks at the time a message may take (`ReadingTime`).
+_LINES_BETWEEN_CHECKS = 4096
+
+
+def _own_lines(lines: list[str], time: ReadingTime = UNBOUNDED) -> tuple[list[str], list[str]]:
     """(every line the player wrote, every quoted line with its marks taken off), each in order."""
     kept: list[str] = []
     quoted: list[str] = []
     end_marker = ORDERS_END.lower()
+    marks = _HeaderMarks(lines)
     i = 0
+    steps = 0
     while i < len(lines):
+        steps += 1
+        if steps % _LINES_BETWEEN_CHECKS == 0:
+            time.check()
         line = lines[i]
         stripped = line.strip()
+        if not stripped:  # most lines of a long body, and never a quote, a footer or a header
+            kept.append(line)
+            i += 1
+            continue
         if _quoted(line):
             quoted.append(_QUOTE_MARKS.sub("", line))
             i += 1
@@ -198,10 +301,10 @@ def _own_lines(lines: list[str]) -> tuple[list[str], list[str]]:
             continue
         if _signature_at(line):
             i += 1
-            while i < len(lines) and not _quoted(lines[i]) and not _quote_header(lines, i):
+            while i < len(lines) and not _quoted(lines[i]) and not _quote_header(lines, i, marks):
                 i += 1
             continue
-        size = _quote_header(lines, i)
+        size = _quote_header(lines, i, marks)
         if not size:
             kept.append(line)
             i += 1
@@ -221,11 +324,11 @@ def _own_lines(lines: list[str]) -> tuple[list[str], list[str]]:
     return kept, quoted
 
 
-def _quote_header(lines: list[str], i: int) -> int:
+def _quote_header(lines: list[str], i: int, marks: _HeaderMarks | None = None) -> int:
     stripped = lines[i].strip()
     if not stripped:
         return 0
-    block = _header_block_at(lines, i)
+    block = _header_block_at(lines, i, marks)
     if block:
         return block
     if _RULE_HEADER.match(stripped):
@@ -277,14 +380,20 @@ class Reply:
     quoted: tuple[str, ...] = ()
 
 
-def read_reply(text: str) -> Reply:
-    own, quoted = _own_lines(_normalise(text))
+def read_reply(text: str, time: ReadingTime = UNBOUNDED) -> Reply:
+    lines = _normalise(text)
+    time.check()
+    own, quoted = _own_lines(lines, time)
     kept = _select_order_block(_trim_blank(own))
     return Reply("\n".join(_trim_blank(kept)), tuple(ln.strip() for ln in quoted if ln.strip()))
 
 
 def _comparable(line: str) -> str:
     return " ".join(_BULLET.sub("", line).split()).casefold()
+
+
+#: Quoted lines read beyond the quoted letter's own length when looking for what a player wrote inside it.
+QUOTED_LINES_READ = 1_000
 
 
 def added_lines(quoted: tuple[str, ...], letters: list[str]) -> list[str]:
@@ -298,14 +407,18 @@ def added_lines(quoted: tuple[str, ...], letters: list[str]) -> list[str]:
     """
     texts = [[_comparable(ln) for ln in _normalise(t)] for t in letters]
     whole = [" ".join(x for x in lines if x) for lines in texts]
-    seen: dict[str, int] = {}
+    counts = [Counter(lines) for lines in texts]
+    seen: Counter[str] = Counter()
     added: list[str] = []
-    for line in quoted:
+    # A quote of the letter has about its lines; a quote far longer than that is another text quoted (or a
+    # flood), and each of its lines would be looked for in the whole letter.
+    most = 4 * max((len(lines) for lines in texts), default=0) + QUOTED_LINES_READ
+    for line in quoted[:most]:
         key = _comparable(line)
         if not key:
             continue
-        seen[key] = seen.get(key, 0) + 1
-        in_letter = max((lines.count(key) for lines in texts), default=0)
+        seen[key] += 1
+        in_letter = max((c[key] for c in counts), default=0)
         if seen[key] > in_letter and not (in_letter == 0 and any(key in w for w in whole)):
             added.append(line)
     return added

@@ -29,6 +29,10 @@ from pbem.rules.phases.movement.turns import (
 from .grammar import Actor, LineError, Parser, area, count, player_of
 
 
+#: Words two area names take at most, spelled out with a word or two to spare ("Upper Egypt" is the longest).
+_MOST_WORDS = 8
+
+
 def _two_areas(state: GameState, text: str, notes: list[str], usage: str) -> tuple[str, str]:
     """<from> <to>: split at ``>``, ``,`` or `` to ``, else at the one place where both halves name an area."""
     parts = [p.strip() for p in re.split(r">|,|->|\s+to\s+", text, flags=re.IGNORECASE) if p.strip()]
@@ -38,6 +42,8 @@ def _two_areas(state: GameState, text: str, notes: list[str], usage: str) -> tup
         raise LineError(f"name two areas, where from and where to: {usage}")
     words = text.split()
     if len(words) < 2:
+        raise LineError(f"name two areas, where from and where to: {usage}")
+    if len(words) > _MOST_WORDS:  # each cut reads both halves: a line of prose would cost its length squared
         raise LineError(f"name two areas, where from and where to: {usage}")
     readings: list[tuple[str, str, list[str]]] = []
     for cut in range(1, len(words)):

@@ -18,7 +18,7 @@ from pbem.rules.core.state import GameState
 
 from .grammar import Actor, LineError, name, player_of
 
-_TO = re.compile(r"^TO\s+(?P<to>[^:]+?)\s*(?::\s*(?P<text>.*))?$", re.I)
+_TO = re.compile(r"TO\s", re.I)
 END = "END"
 
 
@@ -34,13 +34,17 @@ def targets(state: GameState, text: str) -> tuple[str, ...]:
 
 def press(state: GameState, actor: Actor, head_rest: str, body: list[str]) -> SendPress:
     """The command of a PRESS line (``head_rest``: what follows PRESS) and the lines it carries."""
-    match = _TO.match(head_rest.strip())
-    if not match:
+    head_rest = head_rest.strip()
+    # Cut at the first colon by hand: a pattern doing it ("TO (.+?)\s*(:.*)?$") read a long run of blanks again
+    # from each of its characters.
+    to, _colon, first = head_rest[3:].partition(":") if _TO.match(head_rest) else ("", "", "")
+    to, first = to.strip(), first.strip()
+    if not to:
         raise LineError("write PRESS TO <nation>, <nation> (or ALL), then the message, then a line END")
-    text = "\n".join([match.group("text") or "", *body]).strip() if match.group("text") else "\n".join(body).strip()
+    text = "\n".join([first, *body]).strip() if first else "\n".join(body).strip()
     if not text:
         raise LineError("the press message is empty: write it below PRESS TO ..., then a line END")
-    return SendPress(player_of(actor), targets(state, match.group("to")), text)
+    return SendPress(player_of(actor), targets(state, to), text)
 
 
 def canonical(command: SendPress) -> str:

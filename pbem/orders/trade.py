@@ -31,13 +31,18 @@ from pbem.rules.phases.trade import (
 from .grammar import Actor, LineError, Parser, count, name, player_of
 
 
+#: "2 Salt", "2x Salt", "Salt 2", "Salt x2". The count after the card starts where a run of digits starts
+#: (the look-behind): otherwise each letter of "Salt" followed by a long run of digits reads the run again.
+_COUNTED_CARD = re.compile(r"(\d+)\s*x?\s+(.+)|(.+?)\s*x?\s*(?<!\d)(\d+)", re.IGNORECASE)
+
+
 def cards(state: GameState, text: str, notes: list[str]) -> tuple[str, ...]:
     """``Salt 2, Grain`` -> (Salt, Salt, Grain)."""
     out: list[str] = []
     for item in (p.strip() for p in re.split(r"[,;+]", text)):
         if not item:
             continue
-        match = re.fullmatch(r"(\d+)\s*x?\s+(.+)|(.+?)\s*x?\s*(\d+)", item, re.IGNORECASE)
+        match = _COUNTED_CARD.fullmatch(item)
         number, card = (1, item)
         if match and match.group(1):
             number, card = int(match.group(1)), match.group(2)

@@ -12,6 +12,7 @@ it proves nothing anywhere else.
 
 from __future__ import annotations
 
+import itertools
 import re
 from datetime import datetime
 
@@ -38,8 +39,8 @@ _LINES_BEFORE = 10
 
 def observer_verb(body: str) -> tuple[str, str] | None:
     """("OBSERVE", name) or ("UNOBSERVE", "") when a line near the top of ``body`` asks it."""
-    written = [line for line in body.splitlines() if line.strip() and not line.strip().startswith(("#", ">"))]
-    for line in written[:_LINES_BEFORE]:
+    written = (line for line in body.splitlines() if line.strip() and not line.strip().startswith(("#", ">")))
+    for line in itertools.islice(written, _LINES_BEFORE):
         match = _VERB.match(line)
         if match:
             return ("UNOBSERVE", "") if match.group(1) else ("OBSERVE", match.group(2).strip())
@@ -56,10 +57,13 @@ def _known(uow: UnitOfWork, state: GameState, game_id: str, email: str) -> tuple
 
 
 def handle_observer_mail(
-    uow: UnitOfWork, settings: Settings, mail: InboundMail, game_id: str, now: datetime, key: str
+    uow: UnitOfWork, settings: Settings, mail: InboundMail, game_id: str, now: datetime, key: str,
+    asked: tuple[str, str] | None = None,
 ) -> str:
-    """A request to watch, or to stop: recorded, the asker and the moderator told. Returns the outcome's detail."""
-    verb, name = observer_verb(mail.body or "") or ("", "")
+    """A request to watch, or to stop: recorded, the asker and the moderator told. Returns the outcome's detail.
+
+    ``asked`` is `observer_verb` of the body when the caller read it already (before its transaction)."""
+    verb, name = asked or observer_verb(mail.body or "") or ("", "")
     batch, game = open_game(uow, game_id, now)
     letters = letters_for(uow, settings, game, now)
     sender = mail.from_addr
