@@ -23,7 +23,7 @@ from email.parser import BytesHeaderParser, BytesParser
 
 from pbem.mail.automatic import Automatic, recognise
 from pbem.mail.html_text import html_to_text
-from pbem.mail.limits import tame_header_fields
+from pbem.mail.limits import UNBOUNDED, ReadingTime, TooLongToRead, tame_header_fields
 from pbem.mail.order_text import read_reply
 from pbem.mail.policies import DEFAULT as DEFAULT_POLICY
 
@@ -163,7 +163,14 @@ class _Headers:
         return result
 
 
-_ANGLE_RE = re.compile(r"<\s*([^<>\s]+@[^<>\s]+?)\s*>")
+#: An angle address: what stands between "<" and ">", read once (`_angle_addresses` keeps those with an "@"
+#: inside). "<([^<>\s]+@[^<>\s]+?)>" tried every "@" of a long run against every end: cubic in the run.
+_ANGLE_RE = re.compile(r"<\s*([^<>\s]+)\s*>")
+
+
+def _angle_addresses(value: str) -> list[str]:
+    """The angle addresses of ``value`` with something on either side of an "@"."""
+    return [found for found in _ANGLE_RE.findall(value) if "@" in found[1:-1]]
 
 
 def _from_mailboxes(raw: bytes) -> list[str]:
@@ -181,7 +188,7 @@ def _from_mailboxes(raw: bytes) -> list[str]:
     out: list[str] = []
     for value in values:
         value = " ".join(value.split())
-        angles = _ANGLE_RE.findall(value)
+        angles = _angle_addresses(value)
         if angles:
             out.extend(angles)
             continue
@@ -196,7 +203,10 @@ def _from_mailboxes(raw: bytes) -> list[str]:
 
 
 _ADDR_RE = re.compile(r'^[^\s@<>()\[\],;:"\\]+@[^\s@<>()\[\],;:"\\]+$')
-_ADDR_SCAN_RE = re.compile(r'[^\s@<>()\[\],;:"\\]+@[^\s@<>()\[\],;:"\\]+')
+#: Picks addresses out of a header too broken to parse. A match starts only where a run of address
+#: characters starts (the look-behind) and takes the run whole (possessive): else each character of a long
+#: run without an "@" read the rest of the run again.
+_ADDR_SCAN_RE = re.compile(r'(?<![^\s@<>()\[\],;:"\\])[^\s@<>()\[\],;:"\\]++@[^\s@<>()\[\],;:"\\]++')
 
 
 def _has_8bit(value: str) -> bool:
@@ -225,7 +235,16 @@ def _fix_text(value: str) -> str:
 
 
 def _unfold(value: str) -> str:
-    return re.sub(r"\s*\r?\n\s*", " ", value).strip()
+    return _BLANKS.sub(_one_space_if_folded, value).strip()
+
+
+#: A run of blanks, taken whole: "\s*\r?\n\s*" read a long run of spaces again from each of them.
+_BLANKS = re.compile(r"\s+")
+
+
+def _one_space_if_folded(run: re.Match[str]) -> str:
+    """A run of blanks holding a line break is one space; any other is kept as it is."""
+    return " " if "\n" in run.group() else run.group()
 
 
 def _decode_rfc2047(value: object) -> str:
@@ -470,11 +489,24 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def parse_message(raw: bytes, *, max_bytes: int = 1_000_000, null_return_path: bool = False) -> InboundMail:
+def parse_message(raw: bytes, *, max_bytes: int = 1_000_000, null_return_path: bool = False,
+                  time: ReadingTime = UNBOUNDED) -> InboundMail:
     """Parse one raw message; raise MailRejected if it cannot be accepted.
 
     ``null_return_path``: the envelope sender was ``<>`` (see `automatic`).
+    ``time``: how long reading may take; past it the message is refused as unreadable
+    (`ReadingTime` is looked at between the steps of reading).
     """
+    try:
+        return _parse_message(raw, max_bytes, null_return_path, time)
+    except TooLongToRead as exc:
+        raise MailRejected(
+            f"Your message could not be read: {exc}. It is kept; send your orders again as plain text, "
+            "without the quoted letter."
+        ) from exc
+
+
+def _parse_message(raw: bytes, max_bytes: int, null_return_path: bool, time: ReadingTime) -> InboundMail:
     if not isinstance(raw, (bytes, bytearray, memoryview)):
         raise TypeError("parse_message expects the raw message as bytes")
     raw = bytes(raw)
@@ -488,6 +520,7 @@ def parse_message(raw: bytes, *, max_bytes: int = 1_000_000, null_return_path: b
     raw, _ = tame_header_fields(raw)
 
     msg = _parse(raw)
+    time.check()
     try:
         header_names = list(msg.keys())
     except Exception:
@@ -541,6 +574,7 @@ def parse_message(raw: bytes, *, max_bytes: int = 1_000_000, null_return_path: b
             acc = _Collected()
             _collect(headers.compat, acc)
 
+    time.check()
     problems: list[str] = []
     if acc.plain:
         body_text = "\n".join(acc.plain)
@@ -560,8 +594,10 @@ def parse_message(raw: bytes, *, max_bytes: int = 1_000_000, null_return_path: b
         )
     problems.extend(acc.problems)
 
+    time.check()
     automatic = recognise(msg, from_addr, body_text, null_return_path=null_return_path)
-    reply = read_reply(body_text)
+    time.check()
+    reply = read_reply(body_text, time)
 
     return InboundMail(
         message_id=message_id,

@@ -40,6 +40,7 @@ __all__ = [
     "parse_reply_address",
     "reply_address",
     "reply_token",
+    "secret_in",
 ]
 
 TOKEN_LENGTH = 16
@@ -147,6 +148,26 @@ def moderator_secret(key: bytes | str, game_id: str) -> str:
     if isinstance(key, str):
         key = key.encode("utf-8")
     return hmac.new(key, f"{game_id}:moderator-secret".encode("utf-8"), hashlib.sha256).hexdigest()[:12]
+
+
+#: A line starting with "secret" (blanks before it allowed, on its own line only): where a SECRET may be.
+#: "^\\s*" here crossed lines, and read a run of blank lines again from each of its line starts: minutes for
+#: a body of blank lines that anyone may send (docs/mail.md, the pattern audit). "[^\\S\\n]*" stays on the line.
+_SECRET_LINE = re.compile(r"^[^\S\n]*secret(.*)$", re.I | re.M)
+
+
+def secret_in(text: str) -> str | None:
+    """The word of the first ``SECRET <word>`` line of ``text`` (also ``SECRET: <word>``), or None."""
+    for found in _SECRET_LINE.finditer(text):
+        rest = found.group(1).strip()
+        start = 0
+        while start < len(rest) and (rest[start] == ":" or rest[start].isspace()):
+            start += 1
+        word = rest[start:]
+        separated = found.group(1)[:1] == ":" or found.group(1)[:1].isspace()
+        if separated and word and not any(ch.isspace() for ch in word):
+            return word
+    return None
 
 
 _BOUNCE_RE = re.compile(r"^bounces=(?P<letter>[1-9][0-9]{0,17})$")

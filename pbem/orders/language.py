@@ -92,8 +92,14 @@ QUERY_VERBS = ("STATUS", "ORDERS", "HAND", "BOARD", "HISTORY", "MAP", "EXPLAIN")
 WHOLE_VERBS = ("SEED", "ROLLBACK")
 
 
+#: No verb is longer; a longer first word is no order, and is not compared with every verb.
+_LONGEST_VERB = 24
+
+
 def _verb(word: str) -> str:
     word = word.upper().rstrip(":")
+    if len(word) > _LONGEST_VERB:
+        raise LineError(f"unknown order {word[:_LONGEST_VERB]!r}…")
     if word in VERBS:
         return word
     starts = sorted({v for v in VERBS if v.startswith(word) and v not in WHOLE_VERBS}) if len(word) >= 3 else []
@@ -101,6 +107,14 @@ def _verb(word: str) -> str:
         return starts[0]
     near = difflib.get_close_matches(word, list(VERBS), n=3, cutoff=0.7)
     raise LineError(f"unknown order {word!r}", [VERBS[v][1] for v in near])
+
+
+def _verb_or_none(word: str) -> str | None:
+    """The verb ``word`` names (as `_verb` reads it), or None."""
+    try:
+        return _verb(word)
+    except LineError:
+        return None
 
 
 def _meant_as_order(head: str, rest: str, state: GameState, actor: Actor) -> bool:
@@ -111,6 +125,8 @@ def _meant_as_order(head: str, rest: str, state: GameState, actor: Actor) -> boo
     are near PLACE and MOVE.
     """
     word = head.upper().rstrip(":")
+    if len(word) > _LONGEST_VERB:
+        return False
     for verb in difflib.get_close_matches(word, list(VERBS), n=3, cutoff=0.7):
         try:
             VERBS[verb][0](state, actor, rest, [])
@@ -123,6 +139,11 @@ def _meant_as_order(head: str, rest: str, state: GameState, actor: Actor) -> boo
 #: Lines of one message read as orders at most; no step needs a tenth of it, and a flood of
 #: lines (650 kB of HELP once) must not hold the game's transaction for seconds.
 MAX_LINES = 300
+
+#: Characters an order line may have. The longest order a player writes (a purchase naming a dozen cards
+#: and how to pay) is a few hundred; a longer line starting with a verb is refused unread, one without is
+#: prose. With `MAX_LINES` it bounds what one message can make the verb parsers read.
+MAX_LINE_CHARS = 1_000
 
 
 #: A list marker a phone or a word processor puts before a line: "- ", "* ", "• ", "1. ", "2) ".
@@ -170,28 +191,69 @@ def _press_body(all_lines: list[str], number: int, rest: str) -> tuple[list[str]
     return [ln.rstrip() for ln in all_lines[number:]], len(all_lines)
 
 
-def parse_orders(text: str, state: GameState, actor: Actor) -> Orders:
-    """Parse every line; a bad line gets an error and the rest still count."""
-    lines: list[OrderLine] = []
-    ignored: list[str] = []
-    secret: str | None = None
+@dataclass(frozen=True)
+class Written:
+    """The lines of a message that may be orders, found without the game: what `parse_orders` reads.
+
+    Finding them reads the whole message (a megabyte of blank lines is a million lines); reading them as
+    orders needs the game's state, and so its transaction. The service finds them before that transaction
+    opens (pbem.service.inbound), so the transaction reads at most `MAX_LINES` lines.
+    """
+
+    #: (line number, the line without its list marker, the lines a PRESS block carries or None).
+    lines: tuple[tuple[int, str, tuple[str, ...] | None], ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+def written_lines(text: str) -> Written:
+    """The lines of ``text`` that are neither blank nor comments, up to `MAX_LINES`, each PRESS with its block."""
+    found: list[tuple[int, str, tuple[str, ...] | None]] = []
     notes: list[str] = []
-    read = 0
     all_lines = text.splitlines()
     inside_press = 0  # the last line of a PRESS block being read
     for number, raw in enumerate(all_lines, start=1):
         if number <= inside_press:
             continue
-        line = _BULLET.sub("", raw.strip())
+        stripped = raw.strip()
+        if not stripped:
+            continue
+        line = _BULLET.sub("", stripped)
         if not line or line.startswith("#") or line.startswith("//"):
             continue
-        read += 1
-        if read > MAX_LINES:
+        if len(found) >= MAX_LINES:
             rest = sum(1 for r in all_lines[number - 1 :] if r.strip())
             notes.append(f"Only the first {MAX_LINES} lines were read; {rest} more were not. Send fewer at a time.")
             break
         words = line.split(None, 1)
+        body = None
+        if words[0].upper() == "PRESS":
+            lines, inside_press = _press_body(all_lines, number, words[1].strip() if len(words) > 1 else "")
+            body = tuple(lines)
+        found.append((number, line, body))
+    return Written(tuple(found), tuple(notes))
+
+
+def parse_orders(text: str | Written, state: GameState, actor: Actor) -> Orders:
+    """Parse every line; a bad line gets an error and the rest still count."""
+    written = text if isinstance(text, Written) else written_lines(text)
+    lines: list[OrderLine] = []
+    ignored: list[str] = []
+    secret: str | None = None
+    for number, line, press_body in written.lines:
+        words = line.split(None, 1)
         head, rest = words[0], (words[1].strip() if len(words) > 1 else "")
+        if head.upper() != "PRESS":
+            # One space between words: no parser then meets a long run of blanks (docs/mail.md, the pattern audit).
+            if len(line) > MAX_LINE_CHARS:
+                if _verb_or_none(head) is None:
+                    ignored.append(line)
+                else:
+                    lines.append(OrderLine(number, line[:80] + "…", error=(
+                        f"this line is {len(line):,} characters long; an order is at most {MAX_LINE_CHARS:,}: "
+                        "write one order a line")))
+                continue
+            line = " ".join(line.split())
+            rest = " ".join(rest.split())
         if head.upper().rstrip(":") == "SECRET":
             secret = rest
             continue
@@ -203,8 +265,7 @@ def parse_orders(text: str, state: GameState, actor: Actor) -> Orders:
                 lines.append(OrderLine(number, line, query=(head.upper().rstrip("?:"), rest)))
                 continue
             if head.upper() == "PRESS":
-                body, inside_press = _press_body(all_lines, number, rest)
-                command = press_orders.press(state, actor, rest, body)
+                command = press_orders.press(state, actor, rest, list(press_body or ()))
                 lines.append(OrderLine(number, line, command, canonical(command, state)))
                 continue
             who = actor
@@ -227,4 +288,4 @@ def parse_orders(text: str, state: GameState, actor: Actor) -> Orders:
             lines.append(OrderLine(number, line, error=str(exc).strip("'\"")))
         except LineError as exc:
             lines.append(OrderLine(number, line, error=str(exc), suggestions=exc.suggestions))
-    return Orders(tuple(lines), secret, tuple(notes), ignored=tuple(ignored))
+    return Orders(tuple(lines), secret, written.notes, ignored=tuple(ignored))

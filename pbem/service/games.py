@@ -20,7 +20,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 from sqlalchemy import Engine
 
 from pbem.mail.tokens import game_address, moderator_secret
-from pbem.orders.language import Actor, Orders, parse_orders
+from pbem.orders.language import Actor, Orders, Written, parse_orders
 from pbem.rules import engine as rules
 from pbem.rules import table
 from pbem.rules.core.commands import (
@@ -225,7 +225,7 @@ def take_orders(
     settings: Settings,
     game_id: str,
     actor: Actor,
-    text: str,
+    text: str | Written,
     *,
     now: datetime,
     source: str,

@@ -27,6 +27,7 @@ from sqlalchemy import Engine, Row
 
 from pbem.mail.html_text import html_to_text
 from pbem.mail.inbound import InboundMail, MailRejected, parse_message
+from pbem.mail.limits import ReadingTime, TooLongToRead
 from pbem.mail.order_text import added_lines
 from pbem.mail.policies import DEFAULT as DEFAULT_POLICY
 from pbem.mail.tokens import (
@@ -34,8 +35,9 @@ from pbem.mail.tokens import (
     moderator_secret,
     parse_game_address,
     parse_reply_address,
+    secret_in,
 )
-from pbem.orders.language import Actor
+from pbem.orders.language import Actor, Written, written_lines
 from pbem.rules.table import seat_generation
 from pbem.store.faults import StorageFault, storage_fault
 from pbem.store.inbox import message_key
@@ -54,7 +56,6 @@ from .settings import Settings
 log = logging.getLogger("pbem.inbound")
 
 _SUBJECT_GAME = re.compile(r"\[([a-z0-9][a-z0-9-]*)\]", re.IGNORECASE)
-_SECRET = re.compile(r"^\s*secret[:\s]+(\S+)\s*$", re.IGNORECASE | re.MULTILINE)
 
 
 def _message_id_of(raw: bytes) -> str:
@@ -137,15 +138,54 @@ def _refuse(letters: Letters, recipients: set[str], game: str | None, title: str
         letters.notice(address, game, title, lines, purpose)
 
 
-def _read(row, settings: Settings) -> InboundMail | MailRejected:
-    """Parse a stored message: the slow part, done before the write transaction opens."""
+@dataclass(frozen=True)
+class Reading:
+    """All a message says, read before its transaction opens: the transaction only decides and appends.
+
+    Reading is the slow part (a megabyte of text, quotes stripped, lines found); it holds no lock, so a
+    stranger's long message never delays another's ``250`` or orders (docs/mail.md, "Reading before
+    writing"). What needs the game, the sender's player and the rules, is left to the transaction.
+    """
+
+    mail: InboundMail | MailRejected
+    secret: str | None = None  # the word of the body's SECRET line
+    observer: tuple[str, str] | None = None  # OBSERVE <name> or UNOBSERVE near the top
+    written: Written = Written()  # the lines that may be orders
+    quoted_orders: tuple[str, ...] = ()  # lines the sender wrote inside a quote of a letter of ours
+
+
+def read_message(db: Engine, settings: Settings, row) -> Reading:
+    """Read a stored message within `Settings.reading_limit` seconds; past it, the message is unreadable.
+
+    Each step is linear in the message (the pattern audit in docs/mail.md), so the limit is a backstop, not
+    a schedule: a megabyte of the worst shapes reads in a fraction of a second."""
+    time_left = ReadingTime(settings.reading_limit)
     try:
-        return parse_message(bytes(row.raw), max_bytes=settings.max_message_bytes, null_return_path=row.envelope_from == "<>")
+        mail = parse_message(bytes(row.raw), max_bytes=settings.max_message_bytes,
+                             null_return_path=row.envelope_from == "<>", time=time_left)
     except MailRejected as exc:
-        return exc
+        return Reading(exc)
+    try:
+        body = mail.body or ""
+        secret = secret_in(body)
+        observer = observer_verb(body)
+        time_left.check()
+        written = written_lines(body)
+        time_left.check()
+        quoted = tuple(_written_in_quote(db, mail))
+        time_left.check()
+    except TooLongToRead as exc:
+        return Reading(MailRejected(_too_long(exc, settings)))
+    return Reading(mail, secret, observer, written, quoted)
 
 
-def _handle(uow: UnitOfWork, settings: Settings, row, mail: InboundMail | MailRejected, now: datetime) -> Outcome:
+def _too_long(exc: TooLongToRead, settings: Settings) -> str:
+    return (f"Your message could not be read: {exc}, the limit for one message ({settings.reading_limit} s). "
+            "It is kept; send your orders again as plain text, without the quoted letter.")
+
+
+def _handle(uow: UnitOfWork, settings: Settings, row, reading: Reading, now: datetime) -> Outcome:
+    mail = reading.mail
     if isinstance(mail, MailRejected):
         return _refuse_unreadable(uow, settings, row, mail.reason, now)
     key = row.message_id  # the stored key: the Message-ID, or it and the content's key when it was reused
@@ -183,12 +223,12 @@ def _handle(uow: UnitOfWork, settings: Settings, row, mail: InboundMail | MailRe
                 f"senders:{key}",
             )
         return Outcome("rejected", f"From names {mail.senders} mailboxes", game_id)
-    moderator = _moderator(uow, letters, game, mail, token_player, key)
+    moderator = _moderator(uow, letters, game, mail, reading.secret, token_player, key)
     if isinstance(moderator, Outcome):
         return moderator
     if moderator:
         take_orders(
-            uow, settings, game_id, Actor(moderator=True), mail.body, now=now, source=mail_source(key), message_id=key,
+            uow, settings, game_id, Actor(moderator=True), reading.written, now=now, source=mail_source(key), message_id=key,
             in_reply_to=mail.message_id, recipient=game.moderator_email, notes=list(mail.problems),
             origin=moderator if isinstance(moderator, str) else "",
         )
@@ -211,14 +251,12 @@ def _handle(uow: UnitOfWork, settings: Settings, row, mail: InboundMail | MailRe
                 f"forged:{key}",
             )
             return Outcome("rejected", f"token for player {token_player} but sender {mail.from_addr}", game_id)
-    if player is None:
-        secret = _SECRET.search(mail.body or "")
-        if secret:
-            # The sender's own players first: each check is a deliberately slow scrypt.
-            candidates = by_sender + [p for p in known.values() if p not in by_sender]
-            player = next((p for p in candidates if uow.players.verify_secret(p.id, secret.group(1))), None)
-    if player is None and token_player is None and observer_verb(mail.body or ""):
-        return Outcome("done", handle_observer_mail(uow, settings, mail, game_id, now, key), game_id)
+    if player is None and reading.secret:
+        # The sender's own players first: each check is a deliberately slow scrypt.
+        candidates = by_sender + [p for p in known.values() if p not in by_sender]
+        player = next((p for p in candidates if uow.players.verify_secret(p.id, reading.secret)), None)
+    if player is None and token_player is None and reading.observer:
+        return Outcome("done", handle_observer_mail(uow, settings, mail, game_id, now, key, reading.observer), game_id)
     if player is None:
         recipients = {p.email for p in by_sender}
         reason = "the reply address did not verify" if forged_token else "it was not a reply to a prompt and had no SECRET line"
@@ -245,9 +283,9 @@ def _handle(uow: UnitOfWork, settings: Settings, row, mail: InboundMail | MailRe
         settings,
         game_id,
         Actor(player_id=player.id),
-        mail.body,
+        reading.written,
         now=now,
-        quoted_orders=_written_in_quote(uow, mail),
+        quoted_orders=reading.quoted_orders,
         source=mail_source(key),
         message_id=key,
         in_reply_to=mail.message_id,
@@ -259,16 +297,16 @@ def _handle(uow: UnitOfWork, settings: Settings, row, mail: InboundMail | MailRe
     return Outcome("done", f"orders from player {player.id}", game_id)
 
 
-def _moderator(uow: UnitOfWork, letters, game, mail: InboundMail, token_player: int | None, key: str) -> bool | str | Outcome:
+def _moderator(uow: UnitOfWork, letters, game, mail: InboundMail, secret: str | None, token_player: int | None,
+               key: str) -> bool | str | Outcome:
     """Whether the moderator sent this: from his address to his reply address, or with his SECRET.
 
     True, or the line the acknowledgement adds when the SECRET came from another
     address, or an Outcome when his reply address was used by someone else.
     """
-    secret = _SECRET.search(mail.body or "")
     # Compared as bytes: compare_digest refuses str holding letters outside ASCII, which a phone may type.
     expected = moderator_secret(bytes.fromhex(game.reply_secret), game.game_id).encode("utf-8")
-    if secret and hmac.compare_digest(secret.group(1).encode("utf-8"), expected):
+    if secret and hmac.compare_digest(secret.encode("utf-8"), expected):
         if mail.from_addr == game.moderator_email:
             return True
         return f"These orders came from {mail.from_addr}, not from your address; they were accepted because the message carried your SECRET."
@@ -290,21 +328,28 @@ def _moderator(uow: UnitOfWork, letters, game, mail: InboundMail, token_player: 
     return Outcome("rejected", f"moderator's token but sender {mail.from_addr}", game.game_id)
 
 
-def _written_in_quote(uow: UnitOfWork, mail: InboundMail) -> list[str]:
+#: Identifiers of a reply's References looked up for the letter it quotes (its newest ones).
+_REFERENCES_LOOKED_UP = 20
+
+
+def _written_in_quote(db: Engine, mail: InboundMail) -> list[str]:
     """Lines the player wrote inside the quote of a letter of ours (an edited order block, an inline answer).
 
     The letter answered is found by In-Reply-To or References among the
-    letters sent; without it, a quote is only a quote.
+    letters sent; without it, a quote is only a quote. The letter is looked
+    up in a short transaction of its own, and compared outside any.
     """
     if not mail.quoted:
         return []
-    sent = None
-    for message_id in [mail.in_reply_to, *reversed(mail.references)]:
-        if message_id and (sent := uow.outbox.by_message_id(message_id)) is not None:
-            break
-    if sent is None:
+    asked = [m for m in [mail.in_reply_to, *reversed(mail.references[-_REFERENCES_LOOKED_UP:])] if m]
+    if not asked:
         return []
-    letter = email.message_from_bytes(bytes(sent.raw), policy=DEFAULT_POLICY)
+    with UnitOfWork(db) as uow:
+        sent = next((found for m in asked if (found := uow.outbox.by_message_id(m)) is not None), None)
+        raw = bytes(sent.raw) if sent is not None else None
+    if raw is None:
+        return []
+    letter = email.message_from_bytes(raw, policy=DEFAULT_POLICY)
     texts = []
     for kind in ("plain", "html"):
         part = letter.get_body(preferencelist=(kind,))
@@ -383,20 +428,21 @@ def _process_one(db: Engine, settings: Settings, inbox_id: int, now: datetime, f
             raise
     if first is None or first.status != "received":
         return Outcome("skipped", "already handled")
-    mail = _read(first, settings)
+    reading = Reading(MailRejected("not read yet"))
 
     def work(uow: UnitOfWork) -> Outcome:
         row = uow.inbox.get(inbox_id, lock=True)
         if row is None or row.status != "received":
             return Outcome("skipped", "already handled")
         try:
-            outcome = _handle(uow, settings, row, mail, now)
+            outcome = _handle(uow, settings, row, reading, now)
         except GameError as exc:
             outcome = Outcome("rejected", str(exc))
         uow.inbox.mark(inbox_id, outcome.status, error=None if outcome.status == "done" else outcome.detail, game_id=outcome.game, now=now)
         return outcome
 
     try:
+        reading = read_message(db, settings, first)  # before the transaction: it only decides and appends
         outcome = retrying(db, work)
     except Exception as exc:  # keep the message; record why, so an operator can retry it (pbem queue)
         fault = storage_fault(exc, db)

@@ -44,6 +44,8 @@ class Settings:
     #: Deadlines a player may miss before the moderator is asked to replace him (0: never asked).
     missed_limit: int = 2
     max_message_bytes: int = 1_000_000
+    #: Seconds reading one message may take before it is answered as unreadable (and kept).
+    reading_limit: int = 5
     #: Bounces of letters to one player before the moderator is told (each is recorded from the first).
     bounce_limit: int = 3
     #: Whether reports carry the board as a picture (bot games and benchmarks turn it off to save the time).
@@ -95,6 +97,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("max_message_bytes", "mail", "max_message_bytes", "PBEM_MAX_MESSAGE_BYTES", "int",
             "The largest message taken (larger ones are refused at SMTP time and by `pbem ingest` and `pbem submit`).",
             low=1_000, high=100_000_000),
+    Setting("reading_limit", "mail", "reading_limit", "PBEM_READING_LIMIT", "int",
+            "Seconds reading one message may take (its text, quotes and order lines, before any lock is taken); "
+            "past it the message is answered as unreadable and kept. A megabyte reads in well under a second.",
+            low=1, high=600),
     Setting("board_pictures", "mail", "board_pictures", "PBEM_BOARD_PICTURES", "bool",
             "Whether each report (and the answer to MAP) carries the board as a picture: true or false."),
     Setting("outbox_lease", "mail", "outbox_lease", "PBEM_OUTBOX_LEASE", "int",
