@@ -49,7 +49,7 @@ _RESPONDER_SENDERS = re.compile(
 
 #: Subjects of out-of-office and vacation replies, in the languages players write in.
 _AUTO_SUBJECT = re.compile(
-    r"^\s*(?:(?:re|aw|sv|fw|wg)\s*:\s*)*(?:\[[^\]]*\]\s*)?("
+    r"^\s*+(?:(?:re|aw|sv|fw|wg)\s*+:\s*+)*+(?:\[[^\]]*+\]\s*+)?("
     r"out of (?:the )?office|automatic reply|auto(?:matic)?[- ]?(?:reply|response)|autoreply|auto:|"
     r"on vacation|vacation (?:reply|response|notice)|away from (?:the )?office|i am (?:out|away)|"
     r"abwesenheitsnotiz|automatische antwort|r[ée]ponse automatique|absence du bureau|"
@@ -61,7 +61,7 @@ _AUTO_SUBJECT = re.compile(
 
 #: Subjects of delivery failures written without RFC 3464 (old MTAs, some providers).
 _BOUNCE_SUBJECT = re.compile(
-    r"^\s*("
+    r"^\s*+("
     r"undeliver(?:ed|able)|delivery status notification|delivery (?:has )?failed|delivery failure|"
     r"mail delivery (?:failed|failure|subsystem)|returned mail|failure notice|message not delivered|"
     r"non-?delivery|could not be delivered|unzustellbar|nicht zustellbar|non remis|"

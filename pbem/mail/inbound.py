@@ -23,7 +23,7 @@ from email.parser import BytesHeaderParser, BytesParser
 
 from pbem.mail.automatic import Automatic, recognise
 from pbem.mail.html_text import html_to_text
-from pbem.mail.limits import UNBOUNDED, ReadingTime, TooLongToRead, tame_header_fields
+from pbem.mail.limits import UNBOUNDED, ReadingTime, TooLongToRead, bound_lines, tame_header_fields
 from pbem.mail.order_text import read_reply
 from pbem.mail.policies import DEFAULT as DEFAULT_POLICY
 
@@ -517,6 +517,7 @@ def _parse_message(raw: bytes, max_bytes: int, null_return_path: bool, time: Rea
         )
     if not raw.strip():
         raise MailRejected("The message was empty.")
+    raw, cut = bound_lines(raw)
     raw, _ = tame_header_fields(raw)
 
     msg = _parse(raw)
@@ -593,6 +594,8 @@ def _parse_message(raw: bytes, max_bytes: int, null_return_path: bool, time: Rea
             "ignored; orders are read only from the message text."
         )
     problems.extend(acc.problems)
+    if cut:
+        problems.append(cut)
 
     time.check()
     automatic = recognise(msg, from_addr, body_text, null_return_path=null_return_path)

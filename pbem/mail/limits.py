@@ -110,3 +110,31 @@ class ReadingTime:
 
 #: A `ReadingTime` without a bound: the default for callers that read text they trust (tests, the CLI's own).
 UNBOUNDED = ReadingTime(None)
+
+
+#: Lines of a message read at most. A megabyte of base64 is 13,500 lines and no one writes more than a few
+#: hundred; but every reader of a message (the standard parser first) spends its time per line, and a
+#: megabyte of blank lines is a million of them.
+MAX_LINES = 30_000
+
+#: Three or more blank lines (blanks and tabs on them allowed), from a line start: read once each.
+_BLANK_RUN = re.compile(rb"(?m)^(?:[ \t]*\r?\n){3,}")
+
+
+def bound_lines(raw: bytes) -> tuple[bytes, str | None]:
+    """``raw`` cut to `MAX_LINES` lines, after its runs of blank lines are made two; and what to tell the sender.
+
+    Only a message of more lines than any mail client writes is touched: its runs of blank lines
+    first (so orders below a megabyte of them are still read), then whatever is past the limit.
+    """
+    lines = raw.count(b"\n")
+    if lines <= MAX_LINES:
+        return raw, None
+    raw = _BLANK_RUN.sub(b"\r\n\r\n", raw)
+    if raw.count(b"\n") <= MAX_LINES:
+        return raw, None
+    cut = 0
+    for _ in range(MAX_LINES):
+        cut = raw.index(b"\n", cut) + 1
+    return raw[:cut], (f"Your message has {lines:,} lines; only the first {MAX_LINES:,} were read. "
+                       "Send orders as a short plain-text message.")

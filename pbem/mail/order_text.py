@@ -49,7 +49,7 @@ ATTRIBUTION_LINES = 3
 #: the other (".+\\bschrieb\\b.*:$" read the rest of the line again after every "schrieb" of a long line):
 #: the colon at the end is tested apart (docs/mail.md, the pattern audit).
 _ATTRIBUTION_RES = [
-    (re.compile(r"^(?:-{2,}\s*)?On\b.+\bwrote\s*:?$", re.I), False),  # English; Yahoo's "--- On ... wrote:"
+    (re.compile(r"^(?:-{2,}+\s*)?On\b.+\bwrote\s*:?$", re.I), False),  # English; Yahoo's "--- On ... wrote:"
     (re.compile(r"^Le\b.+\ba\s+[ée]crit\s*:?$", re.I), False),  # French
     (re.compile(r"^Am\b.+\bschrieb\b", re.I), True),  # German
     (re.compile(r"^El\b.+\bescribi[óo]\s*:?$", re.I), False),  # Spanish
@@ -97,15 +97,15 @@ def _loose_attribution(line: str) -> bool:
     return last is not None and _DIGIT.search(line, 0, last.start()) is not None
 
 _RULE_HEADER = re.compile(
-    r"^-{2,}\s*(?:Original Message|Original message|Forwarded message|Forwarded Message|"
+    r"^-{2,}+\s*(?:Original Message|Original message|Forwarded message|Forwarded Message|"
     r"Ursprüngliche Nachricht|Originalnachricht|Message d'origine|Message original|Mensaje original|"
     r"Messaggio originale|Oorspronkelijk bericht|Исходное сообщение|Пересылаемое сообщение|"
-    r"Ursprungligt meddelande|Oprindelig meddelelse|Opprinnelig melding|Wiadomość oryginalna)\s*-{2,}(?:\s.*)?$"
+    r"Ursprungligt meddelande|Oprindelig meddelelse|Opprinnelig melding|Wiadomość oryginalna)\s*-{2,}+(?:\s.*)?$"
     r"|^Begin forwarded message:$",
     re.I,
 )
 
-_RULE = re.compile(r"^[_\-=*]{10,}$")
+_RULE = re.compile(r"^[_\-=*]{10,}+$")
 
 #: The names of the header lines clients write above a quote, by what they mean.
 _FROM_KEYS = r"From|De|Von|Da|Van|От|Från|Fra|Od|Lähettäjä|Feladó|Kimden|Remetente|发件人|寄件者|差出人"
@@ -114,8 +114,8 @@ _OTHER_KEYS = (
     r"Inviato|Data|Oggetto|Verzonden|Aan|Onderwerp|Отправлено|Дата|Кому|Копия|Тема|Skickat|Till|Ämne|"
     r"Sendt|Til|Emne|Wysłano|Do|Temat|Lähetetty|Vastaanottaja|Aihe|Assunto|Reply-To|发送时间|收件人|主题|日期|送信日時|宛先|件名"
 )
-_FROM_LINE = re.compile(rf"^[*_]*(?:{_FROM_KEYS})\s*[:：][*_]*\s*\S", re.I)
-_HEADER_LINE = re.compile(rf"^[*_]*(?:{_FROM_KEYS}|{_OTHER_KEYS})\s*[:：][*_]*(?:\s|$)", re.I)
+_FROM_LINE = re.compile(rf"^[*_]*+(?:{_FROM_KEYS})\s*[:：][*_]*\s*\S", re.I)
+_HEADER_LINE = re.compile(rf"^[*_]*+(?:{_FROM_KEYS}|{_OTHER_KEYS})\s*[:：][*_]*(?:\s|$)", re.I)
 
 _MOBILE_FOOTER = re.compile(
     r"^("
@@ -133,7 +133,7 @@ _MOBILE_FOOTER = re.compile(
 _QUOTE_MARKS = re.compile(r"^\s*(?:>\s?)+")
 _BULLET = re.compile(r"^\s*(?:[-*•·‣◦]|\d{1,2}[.)])\s+")
 #: A rule line format=flowed joined to the header after it (Outlook Express ends the rule with a space).
-_JOINED_RULE = re.compile(r"^(\s*-{2,}\s*Original Message\s*-{2,})\s+(\S.*)$", re.I)
+_JOINED_RULE = re.compile(r"^(\s*-{2,}+\s*Original Message\s*-{2,}+)\s+(\S.*)$", re.I)
 
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
 
@@ -143,7 +143,7 @@ def _quoted(line: str) -> bool:
 
 
 #: How an attribution's first line can begin: the words the joinable patterns start with.
-_ATTRIBUTION_START = re.compile(r"^(?:-{2,}\s*)?(?:On|Le|Am|El|Il|Op|Em|W dniu|Dnia)\b", re.I)
+_ATTRIBUTION_START = re.compile(r"^(?:-{2,}+\s*)?(?:On|Le|Am|El|Il|Op|Em|W dniu|Dnia)\b", re.I)
 
 
 #: The verbs the joinable attributions end with: an attribution has one of them.

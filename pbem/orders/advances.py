@@ -25,7 +25,9 @@ from pbem.rules.ruleset.rulebook import ruleset_of
 
 from .grammar import Actor, LineError, Parser, count, name, player_of
 
-_PAY = re.compile(r"\s*\bpay\b\s*", re.IGNORECASE)
+#: PAY with the blanks around it. It starts only where a run of blanks does (the look-behind), and takes
+#: the run whole: "\\s*\\bpay" read a long run again from each of its blanks.
+_PAY = re.compile(r"(?<!\s)\s*+\bpay\b\s*+", re.IGNORECASE)
 _NONE = ("none", "nothing", "no", "0", "-")
 _TREASURY = ("treasury", "treas", "tre", "t", "tokens", "token")
 

@@ -37,7 +37,8 @@ from pbem.rules.phases.monotheism import Convert
 
 from .grammar import Actor, LineError, Parser, area, areas, count, name, player_of
 
-_LOSS = re.compile(r"^(?P<place>.*?)\s+(?P<what>\d+(?:\s+towns?)?|city|cit|c|reduce|red|r)$", re.IGNORECASE)
+#: A place, then what of it; the blanks between start where a run does and take it whole (as `calamity_war._UNIT`).
+_LOSS = re.compile(r"^(?P<place>.*?)(?<!\s)\s++(?P<what>\d++(?:\s+towns?)?|city|cit|c|reduce|red|r)$", re.IGNORECASE)
 
 
 def _pick(state: GameState, actor: Actor, rest: str, notes: list[str]) -> PickCities:

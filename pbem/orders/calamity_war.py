@@ -18,7 +18,9 @@ from pbem.rules.phases.calamities.war import ChooseFaction, KeepFaction, write
 
 from .grammar import Actor, LineError, Parser, area, count, player_of
 
-_UNIT = re.compile(r"^(?P<place>.*?)\s+(?P<what>\d+(?:\s+towns?)?|city|cit|c)$", re.IGNORECASE)
+#: A place, then what of it. The blanks before what start where a run of blanks does and take it whole (the
+#: look-behind, the possessive): else the place, taken a character at a time, read a long run again from each.
+_UNIT = re.compile(r"^(?P<place>.*?)(?<!\s)\s++(?P<what>\d++(?:\s+towns?)?|city|cit|c)$", re.IGNORECASE)
 
 
 def _faction(state: GameState, actor: Actor, rest: str, notes: list[str]) -> ChooseFaction:

@@ -25,7 +25,9 @@ from pbem.rules.phases.cities.towns import AS_MANY, BuildTowns, town_line
 
 from .grammar import Actor, LineError, Parser, area, areas, player_of
 
-_TREASURY = re.compile(r"^(?P<place>.*?)\s+(?:treasury|treas|tre|t)\b\s*(?P<n>\d+)?\s*$", re.IGNORECASE)
+#: "<area> TREASURY [n]". Each run of blanks after the lazily read place is taken whole from its start (the
+#: look-behind, the possessive): "(.*?)\s+" read a long run again from each of its blanks.
+_TREASURY = re.compile(r"^(?P<place>.*?)(?<!\s)\s++(?:treasury|treas|tre|t)\b\s*+(?P<n>\d++)?\s*+$", re.IGNORECASE)
 
 
 def _build(state: GameState, actor: Actor, rest: str, notes: list[str]) -> BuildCities:
@@ -44,7 +46,10 @@ def _build(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Build
     return BuildCities(player_of(actor), tuple(builds))
 
 
-_TOWN = re.compile(r"^(?P<place>.*?)(?:\s+(?P<n>\d+))?(?:\s+(?:treasury|treas|tre|t)\b\s*(?P<m>\d+)?)?\s*$", re.IGNORECASE)
+_TOWN = re.compile(
+    r"^(?P<place>.*?)(?:(?<!\s)\s++(?P<n>\d++))?(?:(?<!\s)\s++(?:treasury|treas|tre|t)\b\s*+(?P<m>\d++)?)?(?:(?<!\s)\s++)?$",
+    re.IGNORECASE,
+)
 
 
 def _town(state: GameState, actor: Actor, rest: str, notes: list[str]) -> BuildTowns:
@@ -71,7 +76,7 @@ def _done(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Finish
     return FinishOrders(player_of(actor))
 
 
-_FLIP = re.compile(r"^(?P<place>.*?)\s+(?P<n>\d+)$")
+_FLIP = re.compile(r"^(?P<place>.*?)(?<!\s)\s++(?P<n>\d++)$")
 
 
 def _reduce(state: GameState, actor: Actor, rest: str, notes: list[str]) -> ReduceCity | FlipTowns:

@@ -167,7 +167,9 @@ def _help(state: GameState | None, rest: str) -> str:
     return describe(ruleset, topic, words[1] if len(words) > 1 else None)
 
 
-_FOR = re.compile(r"^for\s+(.+?)\s*[:]\s*(.+)$|^for\s+(\S+)\s+(.+)$", re.IGNORECASE)
+#: "FOR <who>: <order>" or "FOR <who> <order>". The blanks before the colon start where their run does (the
+#: look-behind): "(.+?)\s*:" read a long run of blanks again from each of them.
+_FOR = re.compile(r"^for\s++(.+?)(?<!\s)\s*+:\s*(.+)$|^for\s+(\S+)\s+(.+)$", re.IGNORECASE)
 
 
 def _on_behalf(state: GameState, text: str) -> tuple[Actor, str]:

@@ -74,22 +74,30 @@ def _announce(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Mo
     return Moderate("announce", _reason(rest, "ANNOUNCE"))
 
 
-_REPLACE = re.compile(
-    r"^(?P<seat>.+?)\s+WITH\s+(?P<name>[^@<>]+?)\s+<?(?P<email>[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+)>?\s*(?P<reason>.*)$", re.I
-)
+#: The WITH of "REPLACE <seat> WITH <name> <email> <reason>", a word of its own.
+_WITH = re.compile(r"(?<!\S)WITH(?!\S)", re.I)
+#: The newcomer's address, maybe in angle brackets. It starts where a run of address characters does (the
+#: look-behind) and takes the part before the "@" whole, so no run is read again from each of its characters.
+_NEWCOMER = re.compile(r"<?(?<![^\s<>@])(?P<email>[^\s<>@]++@[^\s<>@]+\.[^\s<>@]+)>?")
 
 
 def _replace(state: GameState, actor: Actor, rest: str, notes: list[str]) -> ReplacePlayer:
     _moderator_only(actor, "replace a player")
-    match = _REPLACE.match(rest.strip())
-    if not match:
-        raise LineError("write REPLACE <nation or player> WITH <name> <email> <reason>")
+    usage = "write REPLACE <nation or player> WITH <name> <email> <reason>"
+    rest = rest.strip()
+    with_ = _WITH.search(rest)
+    newcomer = _NEWCOMER.search(rest, with_.end()) if with_ else None
+    seat = rest[: with_.start()].strip() if with_ else ""
+    who = rest[with_.end() : newcomer.start()].strip() if with_ and newcomer else ""
+    if not seat or not who or "@" in who or "<" in who or ">" in who:
+        raise LineError(usage)
     seats = {p.nation: p.id for p in state.players if p.nation} | {p.name: p.id for p in state.players}
-    player_id = seats[name(match["seat"], seats, "nation or player")]
-    name_ = " ".join(match["name"].split())[:60]
+    player_id = seats[name(seat, seats, "nation or player")]
+    name_ = " ".join(who.split())[:60]
     if any(p.name.lower() == name_.lower() and p.id != player_id for p in state.players):
         raise LineError(f"{name_} already plays in this game: give the newcomer another name")
-    return ReplacePlayer(player_id, name_, _reason(match["reason"], "REPLACE ... WITH <name> <email>"), match["email"].lower())
+    reason = rest[newcomer.end():]
+    return ReplacePlayer(player_id, name_, _reason(reason, "REPLACE ... WITH <name> <email>"), newcomer["email"].lower())
 
 
 def _seat(state: GameState, text: str) -> int:

@@ -29,13 +29,17 @@ from pbem.rules.phases.movement.turns import (
 from .grammar import Actor, LineError, Parser, area, count, player_of
 
 
+#: What stands between two areas: ">", ",", "->" or " to " (its blanks taken whole from where their run starts:
+#: "\\s+to" read a long run of blanks again from each of them).
+_BETWEEN_AREAS = re.compile(r">|,|->|(?<!\s)\s++to\s++", re.IGNORECASE)
+
 #: Words two area names take at most, spelled out with a word or two to spare ("Upper Egypt" is the longest).
 _MOST_WORDS = 8
 
 
 def _two_areas(state: GameState, text: str, notes: list[str], usage: str) -> tuple[str, str]:
     """<from> <to>: split at ``>``, ``,`` or `` to ``, else at the one place where both halves name an area."""
-    parts = [p.strip() for p in re.split(r">|,|->|\s+to\s+", text, flags=re.IGNORECASE) if p.strip()]
+    parts = [p.strip() for p in _BETWEEN_AREAS.split(text) if p.strip()]
     if len(parts) == 2:
         return area(state, parts[0], notes), area(state, parts[1], notes)
     if len(parts) > 2:
@@ -94,7 +98,8 @@ def _sail(state: GameState, actor: Actor, rest: str, notes: list[str]) -> SailSh
     return SailShip(player_of(actor), n, origin, destination)
 
 
-_LEVY = re.compile(r"^(.*?)\s+levy(?:\s+(\S+))?$", re.IGNORECASE)
+#: "<area> LEVY [n]"; the blanks before LEVY are taken whole from where their run starts (see cities._TREASURY).
+_LEVY = re.compile(r"^(.*?)(?<!\s)\s++levy(?:\s++(\S++))?$", re.IGNORECASE)
 
 
 def _ship(state: GameState, actor: Actor, rest: str, notes: list[str]) -> BuildShip:
