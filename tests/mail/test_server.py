@@ -362,3 +362,75 @@ def test_a_line_longer_than_1000_octets_is_taken(smtp_server, store):
         refused = client.sendmail("alice@example.org", ["pbem+nile-1@civ.example.org"], raw)
     assert refused == {}
     assert parse_message(store.rows[0][0]).body.endswith("MOVE 2 FROM Memphis TO Thebes")
+
+
+def _raw_session(port: int, data: bytes, *, pipelined_quit: bool = False, pieces: int = 1) -> list[bytes]:
+    """One SMTP session written byte for byte (``data`` dot-stuffed as given), the server's answers read back."""
+    import socket
+
+    answers: list[bytes] = []
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        reader = sock.makefile("rb")
+
+        def answer() -> bytes:
+            lines = [reader.readline()]
+            while lines[-1][3:4] == b"-":
+                lines.append(reader.readline())
+            answers.append(b"".join(lines))
+            return answers[-1]
+
+        answer()
+        for command in (b"EHLO client.example.org", b"MAIL FROM:<a@example.org>", b"RCPT TO:<p@x.org>", b"DATA"):
+            sock.sendall(command + b"\r\n")
+            answer()
+        tail = b".\r\nQUIT\r\n" if pipelined_quit else b".\r\n"
+        whole = data + tail
+        step = max(1, len(whole) // pieces)
+        for start in range(0, len(whole), step):  # the end of data may arrive split across reads
+            sock.sendall(whole[start : start + step])
+            time.sleep(0.01)
+        answer()
+        if pipelined_quit:
+            answer()
+    return answers
+
+
+def test_data_is_read_in_chunks_with_its_dots_taken_off(smtp_server, store):
+    """A line that starts with a dot is sent with two (RFC 5321 4.5.2) and stored with one; a line of blank
+    lines longer than a chunk, and the end split between reads, change nothing."""
+    body = b"Subject: dots\r\n\r\n..leading dot\r\n.\r\n" + b"\r\n" * 200_000 + b"MOVE 2 FROM Memphis TO Thebes\r\n"
+    # Written as a client writes it: each line starting with "." gets one more.
+    stuffed = b"\r\n".join(b"." + line if line.startswith(b".") else line for line in body.split(b"\r\n"))
+    answers = _raw_session(smtp_server.port, stuffed, pieces=37)
+    assert answers[-1].startswith(b"250")
+    stored = store.rows[0][0]
+    assert stored.split(b"\r\n")[2:4] == [b"..leading dot", b"."]
+    assert stored.endswith(b"MOVE 2 FROM Memphis TO Thebes\r\n")
+
+
+def test_commands_sent_right_after_the_data_are_answered(smtp_server, store):
+    answers = _raw_session(smtp_server.port, b"Subject: x\r\n\r\nPASS\r\n", pipelined_quit=True)
+    assert answers[-2].startswith(b"250") and answers[-1].startswith(b"221")
+    assert store.rows[0][0] == b"Subject: x\r\n\r\nPASS\r\n"
+
+
+def test_a_connection_is_greeted_while_a_megabyte_of_blank_lines_arrives(store):
+    """The greeting of a second client does not wait for the first client's half a million lines."""
+    server = InboundServer(store.accept, port=0, max_bytes=2_000_000)
+    server.start()
+    try:
+        data = b"Subject: blank\r\n\r\n" + b"\r\n" * 495_000 + b"x\r\n"
+        sending = threading.Thread(target=_raw_session, args=(server.port, data), kwargs={"pieces": 1})
+        sending.start()
+        waits = []
+        while sending.is_alive():
+            started = time.perf_counter()
+            with smtplib.SMTP("127.0.0.1", server.port, timeout=10) as client:
+                client.noop()
+            waits.append(time.perf_counter() - started)
+        sending.join()
+        assert len(store.rows) == 1 and store.rows[0][0].endswith(b"\r\nx\r\n")
+        print(f"greeting waits: {len(waits)}, max {max(waits):.3f} s")
+        assert waits and max(waits) < 0.5, waits
+    finally:
+        server.stop()
