@@ -16,6 +16,11 @@ hands it over. For each one:
 * the message is stored and ends ``done`` or ``rejected`` (``duplicate`` for
   a second delivery of the very same bytes): nothing is lost or left behind;
 * handling it takes under one second.
+
+One example in twenty is one of the adversary's shapes (tests/mail/adversary.py:
+long runs of blank lines, blanks, tabs, keywords with nothing after them, quote
+marks and headers, each made for a pattern's worst case) up to a megabyte, as
+plain text or HTML, from a player or a stranger: each too must take under a second.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import os
 import time
 from dataclasses import replace
 from datetime import datetime, timezone
+from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
@@ -37,6 +43,8 @@ from pbem.service.inbound import ingest
 from pbem.service.settings import Settings
 from pbem.store.database import ensure_schema, make_engine
 from pbem.store.unit_of_work import UnitOfWork
+
+from mail.adversary import SHAPES, shape
 
 pytestmark = pytest.mark.fuzz
 
@@ -175,8 +183,26 @@ def from_corpus(draw, world: World) -> bytes:
 
 
 @st.composite
+def adversarial(draw, world: World) -> bytes:
+    """One of the adversary's shapes (tests/mail/adversary.py), up to a megabyte, from a player or a stranger."""
+    message = EmailMessage()
+    message["From"] = draw(ADDRESSES)
+    message["To"] = draw(st.sampled_from([*world.reply.values(), "pbem+g1@pbem.localhost"]))
+    message["Subject"] = draw(st.sampled_from(["Re: [g1] Your orders", "hello", "[g1] " + "Re: " * 200]))
+    message["Message-ID"] = f"<adversary-{draw(st.integers(0, 10**9))}@example.org>"
+    text_body = shape(draw(st.sampled_from(sorted(SHAPES))), draw(st.sampled_from([2_000, 40_000, 300_000, 950_000])))
+    if draw(st.booleans()):
+        text_body = f"SECRET {draw(st.sampled_from(['wrong', 'x' * 40]))}\n" + text_body
+    message.set_content(text_body, subtype=draw(st.sampled_from(["plain", "plain", "html"])), cte="8bit")
+    return message.as_bytes()
+
+
+@st.composite
 def delivery(draw, world: World) -> tuple[bytes, str, list[str]]:
-    raw = draw(st.one_of(from_corpus(world), from_corpus(world), generated()))
+    if draw(st.integers(0, 19)) == 0:  # one in twenty: the adversary's shapes, targeted at each pattern
+        raw = draw(adversarial(world))
+    else:
+        raw = draw(st.one_of(from_corpus(world), from_corpus(world), generated()))
     mail_from = draw(st.sampled_from(["<>", "", "ben@example.net", "eve@attacker.example", "MAILER-DAEMON@mx.example.net"]))
     rcpt = draw(st.lists(st.sampled_from([*world.reply.values(), "pbem+g1@pbem.localhost", "pbem+bounces=1@pbem.localhost", "pbem@pbem.localhost"]), min_size=1, max_size=2))
     return raw, mail_from, rcpt
