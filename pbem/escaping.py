@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["UNSAFE", "escape_controls"]
+__all__ = ["UNSAFE", "escape_controls", "holds_controls"]
 
 #: The characters escaped everywhere: the C0 controls but tab and line feed, DEL, the C1 controls, the bidi
 #: controls (Arabic letter mark, LRM, RLM, the embeddings and overrides, the isolates), the line and
@@ -36,6 +36,9 @@ _ALWAYS = (
 
 #: One character escaped in a body, where line feed and tab keep their meaning.
 UNSAFE = re.compile(f"[{_ALWAYS}]")
+
+#: One character escaped on one line.
+_UNSAFE_ON_ONE_LINE = re.compile(f"[\\t\\n{_ALWAYS}]")
 
 #: What a body's escaping replaces: a character of `UNSAFE`, or a backslash that would read as an escape.
 _IN_BODY = re.compile(rf"\\(?=[\\nrtxu{_ALWAYS}])|[{_ALWAYS}]")
@@ -66,3 +69,13 @@ def escape_controls(text: str, *, one_line: bool = False) -> str:
     if pattern.search(text) is None:
         return text
     return pattern.sub(_shown, text)
+
+
+def holds_controls(text: str, *, one_line: bool = False) -> bool:
+    """Whether ``text`` holds a character `escape_controls` writes out (backslashes aside).
+
+    Text escaped once holds none, so a boundary that may be handed either
+    raw or escaped text (a header field: an address as it came, or a subject
+    the renderer escaped) escapes only what holds one, and never twice.
+    """
+    return (_UNSAFE_ON_ONE_LINE if one_line else UNSAFE).search(text) is not None
