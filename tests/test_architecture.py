@@ -27,7 +27,7 @@ PACKAGES: dict[str, set[str]] = {
     "pbem.spool": set(),
     "pbem.escaping": set(),
     "pbem.rules": set(),
-    "pbem.picture": {"pbem.rules"},
+    "pbem.picture": {"pbem.rules", "pbem.escaping"},
     "pbem.orders": {"pbem.rules"},
     "pbem.store": {"pbem.rules", "pbem.shipped"},
     "pbem.mail": {"pbem.rules", "pbem.orders", "pbem.shipped", "pbem.spool", "pbem.escaping"},
