@@ -22,7 +22,7 @@ from pbem.service.projector import DamagedLog
 from pbem.service.settings import SettingsError, mask
 from pbem.store.faults import storage_fault
 
-from .output import say
+from .output import say, say_lines
 
 
 def _database(error: Exception) -> str:
@@ -91,6 +91,6 @@ class Pbem(click.Group):
                 say(f"pbem: {known[0]}", err=True)
                 ctx.exit(known[1])
             if os.environ.get("PBEM_DEBUG"):
-                traceback.print_exc()
+                say_lines(traceback.format_exc().splitlines(), err=True)  # an exception's text may hold a player's
             say(f"pbem: internal error: {type(error).__name__}: {error} (PBEM_DEBUG=1 shows where)", err=True)
             ctx.exit(1)
