@@ -176,13 +176,17 @@ def build_message(
     """
     if date.tzinfo is None:
         date = date.replace(tzinfo=timezone.utc)
-    sender, recipient = _address(sender, "sender"), _address(recipient, "recipient")
-    reply_to = _address(reply_to, "Reply-To") if reply_to else reply_to
-    in_reply_to = _address(in_reply_to, "In-Reply-To") if in_reply_to else in_reply_to
-    references = [_address(r, "reference") for r in references]
-    extra_headers = {name: _field(value) for name, value in (extra_headers or {}).items()}
-    if holds_controls(rendered.subject, one_line=True) or holds_controls(rendered.text) or holds_controls(rendered.html):
-        rendered = RenderedMail(_field(rendered.subject), _part(rendered.text), _part(rendered.html))
+    given = [sender, recipient, rendered.subject, reply_to or "", in_reply_to or "", *references,
+             *(extra_headers or {}).values()]
+    if holds_controls(" ".join(given), one_line=True):  # one scan for the letter that needs none of this
+        sender, recipient = _address(sender, "sender"), _address(recipient, "recipient")
+        reply_to = _address(reply_to, "Reply-To") if reply_to else reply_to
+        in_reply_to = _address(in_reply_to, "In-Reply-To") if in_reply_to else in_reply_to
+        references = [_address(r, "reference") for r in references]
+        extra_headers = {name: _field(value) for name, value in (extra_headers or {}).items()}
+        rendered = RenderedMail(_field(rendered.subject), rendered.text, rendered.html)
+    if holds_controls(rendered.text) or holds_controls(rendered.html):
+        rendered = RenderedMail(rendered.subject, _part(rendered.text), _part(rendered.html))
     if picture is None:
         fields = _header_fields(sender, recipient, rendered.subject, date, message_id, reply_to, in_reply_to,
                                 references, extra_headers, auto_submitted)
