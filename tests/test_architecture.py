@@ -25,16 +25,19 @@ MAX_LINES = 600
 PACKAGES: dict[str, set[str]] = {
     "pbem.shipped": set(),
     "pbem.spool": set(),
+    "pbem.escaping": set(),
     "pbem.rules": set(),
-    "pbem.picture": {"pbem.rules"},
+    "pbem.picture": {"pbem.rules", "pbem.escaping"},
     "pbem.orders": {"pbem.rules"},
     "pbem.store": {"pbem.rules", "pbem.shipped"},
-    "pbem.mail": {"pbem.rules", "pbem.orders", "pbem.shipped", "pbem.spool"},
-    "pbem.audit": {"pbem.rules", "pbem.store"},
-    "pbem.service": {"pbem.rules", "pbem.orders", "pbem.store", "pbem.mail", "pbem.audit", "pbem.picture", "pbem.spool"},
+    "pbem.mail": {"pbem.rules", "pbem.orders", "pbem.shipped", "pbem.spool", "pbem.escaping"},
+    "pbem.audit": {"pbem.rules", "pbem.store", "pbem.escaping"},
+    "pbem.service": {
+        "pbem.rules", "pbem.orders", "pbem.store", "pbem.mail", "pbem.audit", "pbem.picture", "pbem.spool", "pbem.escaping",
+    },
     "pbem.cli": {
         "pbem.rules", "pbem.orders", "pbem.store", "pbem.mail", "pbem.audit", "pbem.service", "pbem.picture",
-        "pbem.spool",
+        "pbem.spool", "pbem.escaping",
     },
     # The `pbem` command's first step: the spool (pbem.spool) or the whole CLI, loaded only when needed.
     "pbem.launcher": {"pbem.service", "pbem.spool", "pbem.cli"},

@@ -27,6 +27,7 @@ from typing import Any
 from sqlalchemy import Connection, text, update
 
 from pbem.audit.disclosure import may_read, metadata_public, overseer
+from pbem.escaping import UNSAFE
 from pbem.rules.branches import fold_log, superseded, walk
 from pbem.rules.core.draws import commitment
 from pbem.rules.core.events import Event
@@ -118,8 +119,19 @@ class ExportCheck:
 
 
 def dump_line(value: dict[str, Any]) -> str:
-    """One line of an export: compact JSON, keys sorted, UTF-8 characters as themselves."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    """One line of an export: compact JSON, keys sorted, UTF-8 characters as themselves.
+
+    Except the control characters JSON would write raw (DEL, the C1 controls,
+    bidi overrides, line separators, lone surrogates: `pbem.escaping.UNSAFE`),
+    written as JSON escapes (``\\u009b``): the data read back is the same,
+    and an export shown on a terminal obeys none of what a player wrote.
+    """
+    line = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return UNSAFE.sub(_json_escape, line) if UNSAFE.search(line) else line
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
 
 
 # -- writing --------------------------------------------------------------------------------------

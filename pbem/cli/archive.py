@@ -9,6 +9,7 @@ import click
 from pbem.store.unit_of_work import UnitOfWork
 
 from .context import Context, fail, pass_ctx, viewer_option
+from .output import say
 
 
 @click.command()
@@ -40,5 +41,5 @@ def archive(ctx: Context, game_id: str, out: Path, viewer: str, force: bool) -> 
     except (FileExistsError, ValueError) as exc:
         fail(str(exc))
     pages = sum(1 for p in written if p.suffix == ".html")
-    click.echo(f"{out}: {pages} pages of {game_id} for {viewer}; open {out / 'index.html'} in a browser")
+    say(f"{out}: {pages} pages of {game_id} for {viewer}; open {out / 'index.html'} in a browser")
 

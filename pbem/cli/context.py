@@ -12,6 +12,8 @@ import click
 from pbem.service.settings import load_settings
 from pbem.store.database import check_writable, ensure_schema, make_engine
 
+from .output import say
+
 
 def now() -> datetime:
     return datetime.now(timezone.utc)
@@ -61,5 +63,5 @@ def transport(ctx: Context):
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """One line on standard error and an exit status: what an operator reads instead of a traceback."""
-    click.echo(f"pbem: {message}", err=True)
+    say(f"pbem: {message}", err=True)
     sys.exit(code)

@@ -7,6 +7,7 @@ import click
 from pbem.store.unit_of_work import UnitOfWork
 
 from .context import Context, fail, pass_ctx, viewer_option
+from .output import say
 
 
 @click.command("diff")
@@ -35,8 +36,8 @@ def diff(ctx: Context, game_id: str, a: int, b: int, viewer: str) -> None:
     span = (f"from version {a} (turn {before['turn']}, {before['phase']}) "
             f"to version {b} (turn {after['turn']}, {after['phase']})")
     if not lines:
-        click.echo(f"{game_id}, as {who}: nothing changed {span}.")
+        say(f"{game_id}, as {who}: nothing changed {span}.")
         return
-    click.echo(f"{game_id}, as {who}, {span}:")
+    say(f"{game_id}, as {who}, {span}:")
     for line in lines:
-        click.echo(f"  {line}")
+        say(f"  {line}")

@@ -22,6 +22,8 @@ from pbem.service.projector import DamagedLog
 from pbem.service.settings import SettingsError, mask
 from pbem.store.faults import storage_fault
 
+from .output import say, say_lines
+
 
 def _database(error: Exception) -> str:
     text = str(getattr(error, "orig", None) or error).strip().splitlines()[0]
@@ -86,9 +88,9 @@ class Pbem(click.Group):
         except Exception as error:  # noqa: BLE001 - the one place every error of a command ends
             known = explain(error, _db_url(ctx))
             if known is not None:
-                click.echo(f"pbem: {known[0]}", err=True)
+                say(f"pbem: {known[0]}", err=True)
                 ctx.exit(known[1])
             if os.environ.get("PBEM_DEBUG"):
-                traceback.print_exc()
-            click.echo(f"pbem: internal error: {type(error).__name__}: {error} (PBEM_DEBUG=1 shows where)", err=True)
+                say_lines(traceback.format_exc().splitlines(), err=True)  # an exception's text may hold a player's
+            say(f"pbem: internal error: {type(error).__name__}: {error} (PBEM_DEBUG=1 shows where)", err=True)
             ctx.exit(1)

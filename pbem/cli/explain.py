@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from pbem.store.unit_of_work import UnitOfWork
 
 from .context import Context, fail, pass_ctx, viewer_option
+from .output import say_json, say_lines
 
 
 @click.command()
@@ -32,6 +31,6 @@ def explain(ctx: Context, game_id: str, version: int, viewer: str, as_json: bool
     except ValueError as exc:
         fail(str(exc))
     if as_json:
-        click.echo(json.dumps(result.as_json(), indent=2))
+        say_json(result.as_json(), indent=2)
         return
-    click.echo(result.text())
+    say_lines(result.lines)

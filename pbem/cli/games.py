@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
@@ -10,6 +9,7 @@ import click
 from pbem.store.unit_of_work import UnitOfWork
 
 from .context import Context, fail, now, pass_ctx, viewer_option
+from .output import say, say_json, say_lines
 from .progress import progress_bar
 
 
@@ -40,9 +40,9 @@ def game_create(ctx: Context, game_id: str, players: tuple[str, ...], options: t
         state = create_game(ctx.db, ctx.settings, game_id, parsed, options=opts, seed=seed, moderator_email=moderator, now=now())
     except GameError as exc:
         fail(str(exc))
-    click.echo(f"created game {state.game_id} (version {state.version}); seed commitment {state.seed_commitment}")
+    say(f"created game {state.game_id} (version {state.version}); seed commitment {state.seed_commitment}")
     order = ", ".join(state.player(pid).name for pid in state.place_order)
-    click.echo(f"place-card order: {order}")
+    say(f"place-card order: {order}")
 
 
 @game.command("list")
@@ -52,7 +52,7 @@ def game_list(ctx: Context) -> None:
     with UnitOfWork(ctx.db) as uow:
         for row in uow.games.list():
             version, _ = uow.events.head(row.game_id)
-            click.echo(f"{row.game_id}\t{row.status}\tversion {version}")
+            say(row.game_id, row.status, f"version {version}", sep="\t")
 
 
 @click.command()
@@ -72,7 +72,7 @@ def submit(ctx: Context, game_id: str, who: str) -> None:
         receipt = submit_orders(ctx.db, ctx.settings, game_id, who, text, now=now())
     except GameError as exc:
         fail(str(exc))
-    click.echo(receipt.text())
+    say_lines(receipt.lines())
     sys.exit(0 if receipt.ok else 1)
 
 
@@ -112,22 +112,22 @@ def state(ctx: Context, game_id: str, viewer: str, at: int | None, as_json: bool
     current, viewer = state_at(ctx, game_id, at, viewer)
     data = view(current, viewer)
     if as_json:
-        click.echo(json.dumps(data, indent=2, sort_keys=True))
+        say_json(data, indent=2, sort_keys=True)
         return
-    click.echo(f"{data['game']}  version {data['version']}  turn {data['turn']}  phase {data['phase']}")
+    say(f"{data['game']}  version {data['version']}  turn {data['turn']}  phase {data['phase']}")
     for who, p in data["pending"].items():
-        click.echo(f"  waiting for {who}: {p['question']}")
+        say(f"  waiting for {who}: {p['question']}")
     small = "Small Cities" in data.get("variants", [])
     for name, n in data["nations"].items():
         towns = f"  towns {n['towns_on_board']:>2}" if small else ""
-        click.echo(f"  {name:<8} {n['player']:<12} stock {n['stock']:>2}  treasury {n['treasury']:>2}  tokens {n['tokens_on_board']:>2}{towns}  cities {n['cities_on_board']}")
+        say(f"  {name:<8} {n['player']:<12} stock {n['stock']:>2}  treasury {n['treasury']:>2}  tokens {n['tokens_on_board']:>2}{towns}  cities {n['cities_on_board']}")
     if viewer in ("moderator", "auditor") and at is None:
         _show_bounces(ctx, game_id, current)
     for name, a in data["areas"].items():
         if a["tokens"] or a["city"] or a.get("towns"):
             units = [f"{k} {v}" for k, v in a["tokens"].items()] + [f"{k} {v} towns" for k, v in a.get("towns", {}).items()]
             city = [f"city of {a['city']}"] if a["city"] else []
-            click.echo(f"  {name}: {'; '.join(filter(None, [', '.join(units), *city]))}")
+            say(f"  {name}: {'; '.join(filter(None, [', '.join(units), *city]))}")
 
 
 def _show_bounces(ctx: Context, game_id: str, current) -> None:
@@ -139,7 +139,7 @@ def _show_bounces(ctx: Context, game_id: str, current) -> None:
     for player_id, bounces in sorted(counts.items()):
         last = bounces[-1]
         why = " ".join(x for x in (last.get("status", ""), last.get("reason", "")) if x)
-        click.echo(
+        say(
             f"  mail: {current.player(player_id).name}: {len(bounces)} letter{'s' if len(bounces) != 1 else ''} bounced"
             f", last {last['at'][:16].replace('T', ' ')}" + (f" ({why})" if why else "")
         )
@@ -164,12 +164,12 @@ def log(ctx: Context, game_id: str, viewer: str, as_json: bool) -> None:
     except ValueError as exc:
         fail(str(exc))
     if as_json:
-        click.echo(json.dumps(entries, indent=2))
+        say_json(entries, indent=2)
         return
     for e in entries:
         cites = f"  [{', '.join(e['cites'])}]" if e["cites"] else ""
         undone = f"  (superseded by the rollback at version {e['superseded_by']})" if e.get("superseded_by") else ""
-        click.echo(f"{e['version']:>5}  {e['text']}{cites}{undone}")
+        say(f"{e['version']:>5}  {e['text']}{cites}{undone}")
 
 
 @click.command()
@@ -192,45 +192,45 @@ def verify(ctx: Context, game_id: str, kept_head: str | None) -> None:
         recorded = uow.events.read(game_id)
     chain = verify_chain(recorded)
     if not chain.ok:
-        click.echo(f"hash chain BROKEN at version {chain.first_broken}: {chain.reason}")
+        say(f"hash chain BROKEN at version {chain.first_broken}: {chain.reason}")
         sys.exit(1)
-    click.echo(f"hash chain ok: {chain.checked} events, head {chain.head}")
+    say(f"hash chain ok: {chain.checked} events, head {chain.head}")
     if kept_head is not None:
         kept = kept_head.strip().lower()
         at = next((r.version for r in recorded if r.hash == kept), None)
         if at is None:
-            click.echo(f"head NOT FOUND: no event of this log has the hash {kept}; the log was cut short or rewritten "
-                       "after the mail that showed it")
+            say(f"head NOT FOUND: no event of this log has the hash {kept}; the log was cut short or rewritten "
+                "after the mail that showed it")
             sys.exit(1)
-        click.echo(f"head ok: the hash you kept is version {at}; {len(recorded) - at} events were recorded after it")
+        say(f"head ok: the hash you kept is version {at}; {len(recorded) - at} events were recorded after it")
     events = [Event.from_payload(r.type, r.payload) for r in recorded]
     undone = superseded(events)
     marked = {r.version: r.superseded_by for r in recorded if r.superseded_by is not None}
     if marked != undone:
         wrong = min(set(marked.items()) ^ set(undone.items()))[0]
-        click.echo(f"superseded marks WRONG at version {wrong}: the rollbacks in the log say "
-                   f"{undone.get(wrong)}, the store says {marked.get(wrong)}")
+        say(f"superseded marks WRONG at version {wrong}: the rollbacks in the log say "
+            f"{undone.get(wrong)}, the store says {marked.get(wrong)}")
         sys.exit(1)
     if undone:
         rollbacks = sum(1 for e in events if e.type == "RolledBack")
-        click.echo(f"rollbacks: {rollbacks}, superseding {len(undone)} events; both branches are re-derived")
+        say(f"rollbacks: {rollbacks}, superseding {len(undone)} events; both branches are re-derived")
     public = [(r.version, r.payload["seed"]) for r in recorded if r.type == "SeedRevealed" and r.payload.get("to") == "everyone"]
     seed = game.secret_seed
     if public:
         at, seed = public[0]
         if commitment(seed) != events[0].data.get("seed_commitment"):
-            click.echo(f"seed WRONG: the seed revealed at version {at} does not hash to the commitment published at the start")
+            say(f"seed WRONG: the seed revealed at version {at} does not hash to the commitment published at the start")
             sys.exit(1)
-        click.echo(f"seed ok: revealed at version {at}, its SHA-256 is the commitment published at the start")
+        say(f"seed ok: revealed at version {at}, its SHA-256 is the commitment published at the start")
     if not seed:
-        click.echo("re-derivation needs the secret seed, which this log has not revealed yet (it is, when the game ends)")
+        say("re-derivation needs the secret seed, which this log has not revealed yet (it is, when the game ends)")
         return
     with progress_bar("re-deriving events") as report:
         result = rederive(game_id, events, seed, progress=report)
     if not result.ok:
-        click.echo(f"re-derivation FAILED at version {result.first_difference}: {result.reason}")
+        say(f"re-derivation FAILED at version {result.first_difference}: {result.reason}")
         sys.exit(1)
-    click.echo(f"re-derivation ok: {result.batches} inputs, {result.events} events match the engine")
+    say(f"re-derivation ok: {result.batches} inputs, {result.events} events match the engine")
 
 
 @click.command()
@@ -246,7 +246,7 @@ def rollback(ctx: Context, game_id: str, version: int, reason: str) -> None:
         if uow.games.get(game_id) is None:
             fail(f"there is no game called {game_id!r}")
     state = roll_back_game(ctx.db, ctx.settings, game_id, version, reason, now())
-    click.echo(f"rolled {game_id} back to version {version}: now turn {state.turn}, {state.phase}, version {state.version}")
+    say(f"rolled {game_id} back to version {version}: now turn {state.turn}, {state.phase}, version {state.version}")
 
 
 @click.command()
@@ -261,4 +261,4 @@ def deadline(ctx: Context, game_id: str, reason: str) -> None:
         if uow.games.get(game_id) is None:
             fail(f"there is no game called {game_id!r}")
     receipt = submit_orders(ctx.db, ctx.settings, game_id, "moderator", f"DEADLINE {reason}".strip(), now=now())
-    click.echo("defaults applied" if receipt.ok else "; ".join(e["reason"] for e in receipt.errors))
+    say("defaults applied" if receipt.ok else "; ".join(e["reason"] for e in receipt.errors))

@@ -10,6 +10,7 @@ import click
 
 from .context import Context, fail, now, pass_ctx, transport
 from .errors import explain
+from .output import say, say_lines
 
 #: sysexits.h: a temporary failure; an MTA's pipe transport (Postfix, Exim) defers the message and tries again.
 EX_TEMPFAIL = 75
@@ -29,10 +30,10 @@ def ingest(ctx: Context, mail_from: str, rcpt: tuple[str, ...]) -> None:
         outcome = ingest_mail(ctx.db, ctx.settings, raw, envelope_from, list(rcpt), now())
     except Exception as error:  # noqa: BLE001 - the MTA must keep the message and try again, never bounce it
         known = explain(error, ctx.settings.db_url)
-        click.echo(f"pbem: {known[0] if known else f'{type(error).__name__}: {error}'} (the MTA keeps it and retries)",
-                   err=True)
+        say(f"pbem: {known[0] if known else f'{type(error).__name__}: {error}'} (the MTA keeps it and retries)",
+            err=True)
         sys.exit(EX_TEMPFAIL)
-    click.echo(f"{outcome.status}: {outcome.detail}")
+    say(f"{outcome.status}: {outcome.detail}")
     _take_in_the_spool(ctx)
 
 
@@ -47,10 +48,10 @@ def _take_in_the_spool(ctx: Context) -> None:
     try:
         outcomes = handle_spooled(ctx.db, ctx.settings, spool, now())
     except Exception as error:  # noqa: BLE001 - this message is handled; the spooled ones stay for the next time
-        click.echo(f"pbem: spooled messages left for later: {error}", err=True)
+        say(f"pbem: spooled messages left for later: {error}", err=True)
         return
     if outcomes:
-        click.echo(f"also handled {len(outcomes)} message(s) a stopped server left in {spool.folder}")
+        say(f"also handled {len(outcomes)} message(s) a stopped server left in {spool.folder}")
 
 
 def _listen(text: str) -> tuple[str, int]:
@@ -96,7 +97,7 @@ def flush(ctx: Context) -> None:
     from pbem.service.outbound import flush_all
 
     sent = asyncio.run(flush_all(ctx.db, transport(ctx), ctx.settings.sender, now, settings=ctx.settings))
-    click.echo(f"delivered {sent} letters")
+    say(f"delivered {sent} letters")
 
 
 @click.command()
@@ -110,7 +111,7 @@ def tick(ctx: Context) -> None:
     moved = pass_deadlines(ctx.db, ctx.settings, now=now())
     reminded = send_reminders(ctx.db, ctx.settings, now=now())
     sent = asyncio.run(flush_all(ctx.db, transport(ctx), ctx.settings.sender, now, settings=ctx.settings))
-    click.echo(f"deadlines passed in {len(moved)} games; {reminded} reminders; delivered {sent} letters")
+    say(f"deadlines passed in {len(moved)} games; {reminded} reminders; delivered {sent} letters")
 
 
 @click.group(invoke_without_command=True)
@@ -122,11 +123,11 @@ def queue(click_ctx: click.Context) -> None:
 
         rows = waiting(click_ctx.obj.db)
         for row in rows:
-            click.echo(row.line())
-        click.echo(f"{len(rows)} waiting" if rows else "nothing waits")
+            say(row.line())
+        say(f"{len(rows)} waiting" if rows else "nothing waits")
         if any(row.state == "failed" for row in rows):  # the one state pbem does not leave by itself
-            click.echo("a failed message waits for you: `pbem queue retry in:<id>` once its cause is fixed, "
-                       "or `pbem queue drop in:<id>`")
+            say("a failed message waits for you: `pbem queue retry in:<id>` once its cause is fixed, "
+                "or `pbem queue drop in:<id>`")
 
 
 @queue.command("retry")
@@ -137,7 +138,7 @@ def queue_retry(ctx: Context, keys: tuple[str, ...]) -> None:
     from pbem.service.queue import retry
 
     for key in keys:
-        click.echo(retry(ctx.db, ctx.settings, key, now()))
+        say(retry(ctx.db, ctx.settings, key, now()))
 
 
 @queue.command("drop")
@@ -148,7 +149,7 @@ def queue_drop(ctx: Context, keys: tuple[str, ...]) -> None:
     from pbem.service.queue import drop
 
     for key in keys:
-        click.echo(drop(ctx.db, key, now()))
+        say(drop(ctx.db, key, now()))
 
 
 @click.group()
@@ -163,9 +164,9 @@ def config_check(ctx: Context) -> None:
     from pbem.service.settings import describe
 
     for line in describe(ctx.settings, ctx.sources):
-        click.echo(line)
+        say(line)
     ctx.db  # noqa: B018 - opening it (and upgrading the schema) is the check
-    click.echo("database: ok")
+    say("database: ok")
 
 
 @config.command("example")
@@ -173,4 +174,4 @@ def config_example() -> None:
     """Print a pbem.toml with every setting, its default and what it means."""
     from pbem.service.settings import example
 
-    click.echo(example(), nl=False)
+    say_lines(example().splitlines())

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from pathlib import Path
 
@@ -11,6 +10,7 @@ import click
 
 from .context import Context, fail, pass_ctx, viewer_option
 from .games import state_at
+from .output import say, say_json, say_lines
 from .progress import progress_bar
 
 
@@ -31,7 +31,7 @@ def demo(out: Path, players: int, turns: int, bots: str, options: tuple[str, ...
     opts = dict(item.split("=", 1) for item in options if "=" in item)
     try:
         with progress_bar("demo: playing by mail") as report:
-            code = asyncio.run(run_demo(out, players, turns, echo=click.echo, bots=bots, options=opts, seed=seed,
+            code = asyncio.run(run_demo(out, players, turns, echo=say, bots=bots, options=opts, seed=seed,
                                         progress=report, to_the_end=to_the_end))
     except GameError as exc:
         fail(str(exc))
@@ -73,17 +73,17 @@ def simulate(
     except GameError as exc:
         fail(str(exc))
     if as_json:
-        click.echo(json.dumps(summary.as_json(), indent=2))
+        say_json(summary.as_json(), indent=2)
     else:
-        click.echo(
+        say(
             f"{summary.game}: {summary.turns_played} turns, {summary.events_appended} events, "
             f"{summary.orders_sent} orders, {summary.deadlines_missed} missed deadlines, "
             f"{summary.invariant_checks} invariant checks" + (f"; waiting at {summary.stopped_at}" if summary.stopped_at else "")
         )
         for problem in summary.problems:
-            click.echo(f"  PROBLEM: {problem}")
+            say(f"  PROBLEM: {problem}")
         if kept:
-            click.echo(f"kept in {kept}: pbem --db {kept} verify {summary.game}")
+            say(f"kept in {kept}: pbem --db {kept} verify {summary.game}")
     sys.exit(1 if summary.problems else 0)
 
 
@@ -99,7 +99,7 @@ def rules(topic: str, name: str | None, options: tuple[str, ...]) -> None:
 
     opts = dict(item.split("=", 1) for item in options if "=" in item)
     try:
-        click.echo(describe(ruleset_for_options(opts), topic, name))
+        say_lines(describe(ruleset_for_options(opts), topic, name).splitlines())
     except LookupError as exc:
         fail(str(exc).strip("'\""))
 
@@ -125,4 +125,4 @@ def map_(ctx: Context, game_id: str, at: int | None, viewer: str, out: Path) -> 
         out.write_text(board_svg(state, who), encoding="utf-8")
     else:
         out.write_bytes(board_png(state, who))
-    click.echo(f"{out}: the board of {game_id} at version {state.version}, as {who} sees it")
+    say(f"{out}: the board of {game_id} at version {state.version}, as {who} sees it")

@@ -10,6 +10,7 @@ import click
 from pbem.store.unit_of_work import UnitOfWork
 
 from .context import Context, fail, now, pass_ctx
+from .output import say
 
 
 @click.command("export")
@@ -40,7 +41,7 @@ def export(ctx: Context, game_id: str, viewer: str) -> None:
     out.flush()
     head = recorded[-1].hash if recorded else "none"
     held = f", {withheld} withheld" if withheld else ", complete"
-    click.echo(f"exported {game_id}: {written} events{held}, head {head}", err=True)
+    say(f"exported {game_id}: {written} events{held}, head {head}", err=True)
 
 
 def _read(source: str):
@@ -84,7 +85,7 @@ def import_(ctx: Context, source: str, check_only: bool) -> None:
     if check.withheld:
         counts += f", {check.withheld} withheld (links checked)"
     if check_only:
-        click.echo(f"export of {game_id} as {viewer}: chain ok: {counts}; head version {check.head_version} {check.head}")
+        say(f"export of {game_id} as {viewer}: chain ok: {counts}; head version {check.head_version} {check.head}")
         return
     try:
         with UnitOfWork(ctx.db) as uow:
@@ -93,7 +94,7 @@ def import_(ctx: Context, source: str, check_only: bool) -> None:
             status, seed = stored.status, stored.secret_seed
     except (ExportError, ImportRefused) as exc:
         fail(f"refused: {exc}; nothing was stored")
-    click.echo(f"imported {game_id} (status {status}): {counts}; head version {check.head_version} {check.head}")
+    say(f"imported {game_id} (status {status}): {counts}; head version {check.head_version} {check.head}")
     if not seed:
-        click.echo("the export does not reveal the secret seed: the chain and the replay can be checked, "
-                   "the draws cannot be re-derived")
+        say("the export does not reveal the secret seed: the chain and the replay can be checked, "
+            "the draws cannot be re-derived")

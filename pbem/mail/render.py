@@ -3,6 +3,11 @@
 Nothing here reads a clock or the network: the Date header and the
 Message-ID come from the caller, so re-running a transaction yields the same
 bytes.
+
+Every letter shows the text players wrote with its control characters
+escaped (`pbem.escaping`): `Renderer.render` escapes each rendered part
+whole, once, and `build_message` escapes any header field that still holds
+one (an address or a Message-ID as a stranger wrote it).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from pathlib import Path
 
 import jinja2
 
+from pbem.escaping import escape_controls, holds_controls
 from pbem.mail.order_text import ORDERS_BEGIN, ORDERS_END
 from pbem.mail.policies import SMTP as SMTP_POLICY
 from pbem.shipped import shipped
@@ -69,7 +75,17 @@ def _tidy_text(text: str) -> str:
 
 
 class Renderer:
-    """Renders `templates/<kind>.subject.txt`, `<kind>.txt` and `<kind>.html`."""
+    """Renders `templates/<kind>.subject.txt`, `<kind>.txt` and `<kind>.html`, control characters escaped.
+
+    Why each part is escaped whole, after rendering, rather than each
+    variable (jinja2's ``finalize``): a macro's output is a variable of the
+    template that calls it, so escaping variables would escape what a macro
+    shows twice, and escaping is not idempotent (`pbem.escaping`). The
+    templates themselves hold no control character and no backslash, so
+    escaping the whole part changes only what the context brought in. The
+    subject is one line: a line feed or a tab in it is escaped too, so a
+    name can never end the header; the text and HTML parts keep theirs.
+    """
 
     def __init__(self, templates_dir: Path | None = None) -> None:
         self.templates_dir = Path(templates_dir) if templates_dir is not None else default_templates_dir()
@@ -99,9 +115,9 @@ class Renderer:
     def render(self, kind: str, context: Mapping) -> RenderedMail:
         subject_template, text_template, html_template = self._templates(kind)
         ctx = dict(context)
-        subject = subject_template.render(ctx)
-        text = text_template.render(ctx)
-        html = html_template.render(ctx)
+        subject = escape_controls(subject_template.render(ctx), one_line=True)
+        text = escape_controls(text_template.render(ctx))
+        html = escape_controls(html_template.render(ctx))
         return RenderedMail(
             subject=" ".join(subject.split()),
             text=_tidy_text(text),
@@ -152,10 +168,25 @@ def build_message(
     Auto-Submitted is `auto_submitted` if given, else "auto-replied" when the
     mail answers a message (`in_reply_to` set: acknowledgements, notices) and
     "auto-generated" otherwise (prompts, reports).  `extra_headers` are
-    added last and replace headers of the same name.
+    added last and replace headers of the same name.  No header field holds
+    a control character, nor a part any but line feed and tab: one in any
+    value given is escaped (`pbem.escaping`; what `Renderer` gives holds
+    none), but a line break in an address or a Message-ID is refused
+    (ValueError).
     """
     if date.tzinfo is None:
         date = date.replace(tzinfo=timezone.utc)
+    given = [sender, recipient, rendered.subject, reply_to or "", in_reply_to or "", *references,
+             *(extra_headers or {}).values()]
+    if holds_controls(" ".join(given), one_line=True):  # one scan for the letter that needs none of this
+        sender, recipient = _address(sender, "sender"), _address(recipient, "recipient")
+        reply_to = _address(reply_to, "Reply-To") if reply_to else reply_to
+        in_reply_to = _address(in_reply_to, "In-Reply-To") if in_reply_to else in_reply_to
+        references = [_address(r, "reference") for r in references]
+        extra_headers = {name: _field(value) for name, value in (extra_headers or {}).items()}
+        rendered = RenderedMail(_field(rendered.subject), rendered.text, rendered.html)
+    if holds_controls(rendered.text) or holds_controls(rendered.html):
+        rendered = RenderedMail(rendered.subject, _part(rendered.text), _part(rendered.html))
     if picture is None:
         fields = _header_fields(sender, recipient, rendered.subject, date, message_id, reply_to, in_reply_to,
                                 references, extra_headers, auto_submitted)
@@ -164,6 +195,27 @@ def build_message(
     return _composed(sender=sender, recipient=recipient, rendered=rendered, message_id=message_id, date=date,
                      reply_to=reply_to, in_reply_to=in_reply_to, references=references, extra_headers=extra_headers,
                      auto_submitted=auto_submitted, picture=picture)
+
+
+def _field(value: str) -> str:
+    """A header field's value with no control character: one as a stranger wrote it (a From address or a
+    Message-ID echoed back) escaped, so no line break can end the field; one escaped already left alone."""
+    return escape_controls(value, one_line=True) if holds_controls(value, one_line=True) else value
+
+
+def _address(value: str, what: str) -> str:
+    """An address or a Message-ID for a header field: a line break refused (ValueError), any other control
+    character escaped. Mail read never yields a line break in either (its header fields are unfolded), and an
+    address also goes on the envelope, where one would end the SMTP command; an ESC from a stranger's From
+    line does come, and is only shown."""
+    if "\r" in value or "\n" in value:
+        raise ValueError(f"{what} {value!r} holds a line break")
+    return _field(value)
+
+
+def _part(text: str) -> str:
+    """A text or HTML part with no control character but line feed and tab (one rendered is so already)."""
+    return escape_controls(text) if holds_controls(text) else text
 
 
 def _composed(

@@ -89,11 +89,12 @@ class _Handler:
         try:
             await self.owner._call_accept(bytes(raw), mail_from, recipients)
         except Deferred as deferred:
-            log.warning("a message from %r to %r not taken, answered %s: %s", mail_from, recipients,
+            # the addresses as the client gave them: the log's formatter escapes what a stranger put in them
+            log.warning("a message from %s to %s not taken, answered %s: %s", mail_from, ", ".join(recipients),
                         deferred.reply, deferred.reason)
             status = deferred.reply
         except Exception:
-            log.exception("accept failed for a message from %r to %r; answered 451", mail_from, recipients)
+            log.exception("accept failed for a message from %s to %s; answered 451", mail_from, ", ".join(recipients))
             status = TEMPFAIL
         else:
             status = OK

@@ -19,6 +19,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 import cairosvg
 
+from pbem.escaping import escape_controls
 from pbem.picture.layout import Layout, crop, load_layout
 from pbem.picture.pieces import Piece, nation_colour, pieces_in, row
 from pbem.rules.core.state import GameState
@@ -42,7 +43,13 @@ FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
 
 
 def board_svg(state: GameState, viewer: str = "observer") -> str:
-    """The board as ``viewer`` may see it, as an SVG document (a string)."""
+    """The board as ``viewer`` may see it, as an SVG document (a string).
+
+    The legend names the players, as they wrote their names: the document is
+    escaped whole (`pbem.escaping`), since XML cannot carry a control
+    character at all (a name with an ESC in it made the picture unreadable,
+    and a letter's PNG impossible to draw).
+    """
     seen = view(state, viewer)
     ruleset = ruleset_of(state) if state.players else None
     layout = load_layout()
@@ -54,7 +61,7 @@ def board_svg(state: GameState, viewer: str = "observer") -> str:
     parts.append(_pieces(state, layout, seen, ruleset))
     parts.append(_legend(box, seen, ruleset))
     parts.append("</svg>\n")
-    return "".join(parts)
+    return escape_controls("".join(parts))
 
 
 def board_png(state: GameState, viewer: str = "observer", width: int | None = None) -> bytes:

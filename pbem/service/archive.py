@@ -9,6 +9,10 @@ Why it lives in the service layer: it joins the audit (`pbem.audit.history`,
 the explanations) with the board picture (`pbem.picture`), and only the
 service layer may import both.
 
+Names, press and echoed orders appear as their writers typed them, with
+control characters written out (`pbem.escaping`): each page is escaped
+whole, once, as the letters are.
+
 One viewer decides everything shown, as for every report: the log entries
 come from `history`, the nations' table from `pbem.rules.view.view`, the board
 from `board_svg`, each given that viewer. The builder is handed the recorded
@@ -29,6 +33,7 @@ import jinja2
 
 from pbem.audit.explain import explain_all
 from pbem.audit.history import history
+from pbem.escaping import escape_controls
 from pbem.mail.render import default_templates_dir
 from pbem.picture import board_svg
 from pbem.rules.branches import walk
@@ -110,6 +115,12 @@ def _environment(templates_dir: Path) -> jinja2.Environment:
         lstrip_blocks=True,
     )
     return env
+
+
+def _page(env: jinja2.Environment, name: str, **context: Any) -> str:
+    """One page rendered and escaped whole: an ANSI escape or a bidi override in a name is shown, never obeyed
+    (the templates hold no control character of their own, so only what the context brought in changes)."""
+    return escape_controls(env.get_template(name).render(**context))
 
 
 def _nation_rows(seen: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -198,7 +209,9 @@ def archive_files(
         "small_cities": "Small Cities" in seen["variants"],
     }
     files: dict[str, str] = {STYLESHEET: (folder / STYLESHEET).read_text(encoding="utf-8")}
-    files["index.html"] = env.get_template("index.html").render(
+    files["index.html"] = _page(
+        env,
+        "index.html",
         **common,
         seen=seen,
         turns=turns,
@@ -210,7 +223,9 @@ def archive_files(
     for i, turn in enumerate(turns):
         at_end = view(turn.state, viewer)
         files[turn.board] = board_svg(turn.state, viewer)
-        files[turn.page] = env.get_template("turn.html").render(
+        files[turn.page] = _page(
+            env,
+            "turn.html",
             **common,
             turn=turn,
             seen=at_end,
@@ -221,7 +236,7 @@ def archive_files(
     why = explain(game_id, recorded, viewer) if explain is not None else {}
     for entry in entries:
         entry["explanation"] = tuple(why.get(entry["version"], ()))
-    files["log.html"] = env.get_template("log.html").render(**common, entries=entries, turns=turns)
+    files["log.html"] = _page(env, "log.html", **common, entries=entries, turns=turns)
     return files
 
 

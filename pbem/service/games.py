@@ -183,22 +183,30 @@ class Receipt:
         """No order, no refused line and no HELP: the message held nothing the server could act on."""
         return not self.accepted and not self.errors and not self.help
 
-    def text(self) -> str:
+    def lines(self) -> list[str]:
+        """The acknowledgement as `pbem submit` prints it, one line each.
+
+        An order line or a refused one is one line: a line feed a player put
+        in it is his, and the printer shows it escaped (`pbem.cli.output`). A
+        note or an answer (HELP, HISTORY) is of several lines, split here.
+        The refused line is quoted as it was written, not as Python's repr:
+        the printer escapes it, and repr would escape it a second time.
+        """
         lines = [f"Game {self.game}: orders from {self.player}"]
         lines += [f"  accepted: {a}" for a in self.accepted]
         for e in self.errors:
             hint = f" (did you mean: {', '.join(e['suggestions'])}?)" if e["suggestions"] else ""
-            lines.append(f"  line {e['line']} rejected: {e['text']!r}: {e['reason']}{hint}")
+            lines.append(f"  line {e['line']} rejected: '{e['text']}': {e['reason']}{hint}")
         lines += [f"  on file: {o}" for o in self.on_file]
-        lines += [f"  note: {n}" for n in self.notes]
-        lines += self.help
+        lines += [line for n in self.notes for line in f"  note: {n}".split("\n")]
+        lines += [line for answer in self.help for line in answer.split("\n")]
         if self.deadline:
             lines.append(f"  next deadline: {self.deadline}")
         if self.ignored:
             lines.append(f"  not read as orders: {len(self.ignored)} line{'s' if len(self.ignored) != 1 else ''}")
         if self.nothing_found:
             lines.append("  no orders found in the message")
-        return "\n".join(lines)
+        return lines
 
 
 def _on_file(state: GameState, player: Player | None) -> list[str]:

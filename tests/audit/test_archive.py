@@ -163,6 +163,18 @@ def test_a_name_with_markup_is_shown_as_text_everywhere():
     assert "&lt;script&gt;" in files["turn-01.html"] and "&lt;script&gt;" in files["log.html"]
 
 
+def test_a_name_with_control_characters_is_shown_written_out_on_every_page_and_board():
+    """An ANSI escape, a carriage return or a bidi override in a name: written out (\\x1b), never obeyed."""
+    events = copy.deepcopy(GAME.events)
+    events[0]["payload"]["players"][0]["name"] = "\x1b[2J\x1b[31mEVIL\x1b[0m\r\u202e"
+    files = archive_files(GAME_ID, recorded(events), "observer", explain=None)
+    for name, text in files.items():
+        assert [c for c in text if (c < " " and c not in "\n\t") or "\x7f" <= c <= "\x9f" or c == "\u202e"] == [], name
+    shown = "\\x1b[2J\\x1b[31mEVIL\\x1b[0m\\r\\u202e"
+    assert shown in files["index.html"] and shown in files["turn-01.html"] and shown in files["log.html"]
+    assert shown in files["board-turn-01.svg"]
+
+
 def test_a_player_sees_his_own_hand_and_only_the_size_of_the_others():
     files = archive_files(GAME_ID, recorded(), "italy", explain=None)
     ends = ends_of_turns()

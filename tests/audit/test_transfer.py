@@ -24,6 +24,7 @@ from pbem.audit.transfer import (
     ExportError,
     check_export,
     decode,
+    dump_line,
     imported_status,
     read_export,
     revealed_seed,
@@ -466,3 +467,13 @@ def test_the_reveal_of_a_traded_calamity_is_read_whole_only_by_the_parties_to_it
     assert not may_read("player:thrace", "CalamitiesRevealed", traded, before, finished=False)
     assert not may_read("observer", "CalamitiesRevealed", traded, before, finished=False)
     assert may_read("player:crete", "CalamitiesRevealed", traded, before, finished=False)
+
+
+def test_an_export_line_writes_every_control_character_as_a_json_escape_and_reads_back_the_same():
+    """JSON writes DEL, C1 controls and bidi overrides raw; an export shown on a terminal must obey none of them."""
+    value = {"text": "\x1b[2J \x9b31m \u202e \x7f \u2028 \ud800 é\n", "n": 1}
+    line = dump_line(value)
+    assert line.isascii() is False and "é" in line  # UTF-8 characters stay themselves
+    assert [c for c in line if c < " " or "\x7f" <= c <= "\x9f" or c in "\u202e\u2028\ud800"] == []
+    assert "\\u009b31m \\u202e \\u007f \\u2028 \\ud800" in line
+    assert json.loads(line) == value

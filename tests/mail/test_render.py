@@ -7,6 +7,7 @@ import email
 import email.policy
 import email.utils
 import random
+import re
 from datetime import datetime, timedelta, timezone
 from email import quoprimime
 
@@ -247,6 +248,62 @@ def test_header_injection_is_refused(renderer):
     for bad in ("a b@c", "a\u00a0b@c", "a\u2003b@c", "a<b@c", "<a>b>@c", "  ", ""):  # any white space, or brackets
         with pytest.raises(ValueError):
             build(rendered, message_id=bad)
+
+
+#: What a player may put in a name or a press message to take over a reader's terminal.
+HOSTILE = "\x1b[2J\x1b[31mEVIL\x1b[0m \x1b]0;title\x07 a\rb \x08 \x9b31m \u202e"
+HOSTILE_SHOWN = "\\x1b[2J\\x1b[31mEVIL\\x1b[0m \\x1b]0;title\\x07 a\\rb \\x08 \\x9b31m \\u202e"
+
+
+def _controls(text: str, allowed: str = "") -> list[str]:
+    return [c for c in text if (c < " " or "\x7f" <= c <= "\x9f" or c == "\u202e") and c not in allowed]
+
+
+def test_control_characters_from_the_context_are_escaped_in_every_part(renderer):
+    """A name and a press line carrying ANSI escapes: shown written out, in the subject on one line."""
+    mail = renderer.render("notice", {**NOTICE, "game": "nile-1", "title": f"Press from {HOSTILE}\nBcc: x",
+                                      "lines": [f"{HOSTILE}\nsecond line\twith a tab"]})
+    assert mail.subject == f"[nile-1] Press from {HOSTILE_SHOWN}\\nBcc: x"
+    assert f"{HOSTILE_SHOWN}\nsecond line\twith a tab" in mail.text  # a body keeps its line feeds and tabs
+    assert f"{HOSTILE_SHOWN}\nsecond line\twith a tab" in mail.html
+    assert _controls(mail.subject) == [] and _controls(mail.text, "\n\t") == [] and _controls(mail.html, "\n\t") == []
+    raw = build(mail)
+    head, _, _ = raw.partition(b"\r\n\r\n")
+    assert _controls(head.decode("ascii"), "\r\n") == [] and b"\r\nBcc:" not in head
+    parsed = email.message_from_bytes(raw, policy=email.policy.default)
+    assert str(parsed["Subject"]) == mail.subject
+    assert f"{HOSTILE_SHOWN}\nsecond line" in parsed.get_body(preferencelist=("plain",)).get_content().replace("\r\n", "\n")
+
+
+def test_a_macro_shows_the_text_it_is_given_escaped_once(renderer):
+    """Each part is escaped whole: what a macro shows (the HTML ack's `lines`, `turn_line`) is not escaped twice."""
+    mail = renderer.render("report", {**REPORT, "phase": "Move\x1bment", "player": "Zo\x1b"})
+    assert "Turn 3, Move\\x1bment" in mail.text and "Turn 3, Move\\x1bment" in mail.html
+    assert "\\\\x1b" not in mail.text + mail.html
+
+
+def test_no_template_holds_a_control_character_or_a_backslash_of_its_own():
+    """So escaping a rendered part changes only what the context brought in (the subject templates are one line)."""
+    folder = render_module.default_templates_dir()
+    for path in sorted(folder.rglob("*.txt")) + sorted(folder.rglob("*.html")):
+        source = path.read_text(encoding="utf-8")
+        outside_tags = re.sub(r"\{[{%#].*?[}%#]\}", "", source, flags=re.S)
+        assert "\\" not in outside_tags and _controls(outside_tags, "\n") == [], path
+        if path.name.endswith(".subject.txt"):
+            assert len(source.rstrip("\n").splitlines()) == 1, path
+
+
+def test_build_message_escapes_a_control_character_in_any_header_field(renderer):
+    """An address or a Message-ID as a stranger wrote it (ESC in a From line) is shown escaped, never raw."""
+    raw = build(RenderedMail("Hi \x1b[2J\r\nBcc: x", "body \x1b[31m\n", "<p>\x9b</p>\n"), recipient="e\x1b[2j@evil.example",
+                in_reply_to="a\x1bb@x", extra_headers={"X-Note": "\x07"})
+    head, _, body = raw.partition(b"\r\n\r\n")
+    assert _controls(head.decode("ascii"), "\r\n") == []
+    assert b"To: e\\x1b[2j@evil.example\r\n" in head and b"In-Reply-To: <a\\x1bb@x>\r\n" in head
+    assert b"Subject: Hi \\x1b[2J\\r\\nBcc: x\r\n" in head and b"X-Note: \\x07\r\n" in head
+    parsed = email.message_from_bytes(raw, policy=email.policy.default)
+    assert parsed.get_body(preferencelist=("plain",)).get_content().replace("\r\n", "\n") == "body \\x1b[31m\n"
+    assert "\\x9b" in parsed.get_body(preferencelist=("html",)).get_content()
 
 
 def test_make_message_id():

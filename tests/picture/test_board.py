@@ -15,6 +15,7 @@ import importlib.util
 import json
 import re
 import struct
+from dataclasses import replace
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -179,6 +180,17 @@ def test_the_picture_shows_only_what_the_view_shows():
     assert strip(observer) == strip(egypt)  # the board is public: only the caption differs
     with pytest.raises(ValueError):
         board_svg(state, "no such viewer")  # a nation not in the game is the caller's check (check_viewer)
+
+
+def test_a_name_with_control_characters_is_drawn_escaped_and_the_picture_stays_readable():
+    """XML cannot carry a control character: a name with ANSI escapes is shown written out, the PNG still drawn."""
+    state = position(EAST)
+    evil = replace(state.players[0], name="\x1b[2J\x1b[31mEVIL\x1b[0m\r\u202e")
+    state = replace(state, players=(evil, *state.players[1:]))
+    svg = board_svg(state, "observer")
+    legend = "".join(parse(svg).find(".//svg:g[@id='legend']", NS).itertext())
+    assert "Egypt (\\x1b[2J\\x1b[31mEVIL\\x1b[0m\\r\\u202e)" in legend
+    assert board_png(state)[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_an_empty_game_draws_the_map_all_grey():
