@@ -9,7 +9,7 @@ $(BIN)/pbem: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(BIN)/pbem
 
-.PHONY: install demo test visibility property fuzz hostile hostile-kill hostile-relay hostile-workers hostile-disk hostile-flood bench clean
+.PHONY: install demo test visibility property fuzz hostile hostile-kill hostile-relay hostile-workers hostile-disk hostile-flood hostile-stranger bench clean
 install: $(BIN)/pbem
 
 demo: $(BIN)/pbem
@@ -31,7 +31,7 @@ fuzz: $(BIN)/pbem
 	$(BIN)/pytest -q -m fuzz tests/fuzz
 
 # Faults survived by real processes (docs/reliability.md); CI runs them after the tests.
-hostile: hostile-kill hostile-relay hostile-workers hostile-disk hostile-flood
+hostile: hostile-kill hostile-relay hostile-workers hostile-disk hostile-flood hostile-stranger
 
 # kill -9 of pbem serve at random moments while 1,000 order mails arrive: none lost, none applied or answered twice.
 hostile-kill: $(BIN)/pbem
@@ -61,6 +61,11 @@ hostile-disk: $(BIN)/pbem
 # 10,000 mails from one address over four connections while two players keep writing: theirs answered within 1 s.
 hostile-flood: $(BIN)/pbem
 	PBEM_HOSTILE_FLOOD_MAILS=10000 $(BIN)/pytest -q -s -m hostile tests/hostile/test_flood.py
+
+# A stranger's megabyte of each adversarial shape (78 mails) while two players keep writing: theirs taken within
+# 1 s and answered within 2 s; each of his read within reading_limit, none applied.
+hostile-stranger: $(BIN)/pbem
+	$(BIN)/pytest -q -s -m hostile tests/hostile/test_stranger.py
 
 clean:
 	rm -rf $(VENV) demo-out pbem.sqlite*

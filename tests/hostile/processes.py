@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import smtplib
 import socket
@@ -142,3 +143,52 @@ def wait_until_settled(count: Callable[[str], int], timeout: float = 600) -> Non
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and (count(UNPROCESSED) or count(UNSENT)):
         time.sleep(0.2)
+
+
+class Maildirs:
+    """Watches players' Maildirs: when each letter answering one of ours appeared (from the file's name)."""
+
+    def __init__(self, root: Path, addresses: list[str]) -> None:
+        self.root, self.addresses = root, addresses
+        self.answered: dict[str, list[float]] = {}  # In-Reply-To -> the times its answers appeared
+        self._seen: set[str] = set()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.scan()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(0.01):
+            self.scan()
+
+    def scan(self) -> None:
+        for address in self.addresses:
+            new = self.root / address / "new"
+            for entry in os.scandir(new) if new.exists() else ():
+                if entry.name in self._seen:
+                    continue
+                self._seen.add(entry.name)
+                with open(entry.path, "rb") as letter:
+                    head = BytesHeaderParser().parse(letter)
+                answers = str(head["In-Reply-To"] or "").strip().strip("<>")
+                with self._lock:
+                    self.answered.setdefault(answers, []).append(int(entry.name.split(".", 1)[0]) / 1e9)
+
+    def first_answer(self, key: str) -> float | None:
+        with self._lock:
+            times = self.answered.get(f"{key}@players.example")
+            return min(times) if times else None
+
+
+def letters_in(maildir: Path, address: str) -> list:
+    """The headers of every letter in ``address``'s Maildir (new/ and cur/)."""
+    folder = maildir / address
+    return [BytesHeaderParser(policy=default_policy).parsebytes(f.read_bytes())
+            for sub in ("new", "cur") if (folder / sub).exists() for f in sorted((folder / sub).iterdir())]

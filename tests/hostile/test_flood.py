@@ -49,7 +49,6 @@ import threading
 import time
 from collections import Counter
 from email.message import EmailMessage
-from email.parser import BytesHeaderParser
 from email.policy import default as default_policy
 from pathlib import Path
 
@@ -61,7 +60,7 @@ from pbem.service.server import utc_now
 from pbem.service.settings import Settings
 from pbem.store.database import ensure_schema, make_engine
 
-from .processes import PBEM, PLAYERS, UNPROCESSED, Server, rows, wait_until_settled
+from .processes import PBEM, PLAYERS, UNPROCESSED, Maildirs, Server, letters_in, rows, wait_until_settled
 
 pytestmark = pytest.mark.hostile
 
@@ -85,54 +84,6 @@ def _message(sender, to: str, key: str, body: str) -> EmailMessage:
     return message
 
 
-class Maildirs:
-    """Watches players' Maildirs: when each letter answering one of ours appeared (from the file's name)."""
-
-    def __init__(self, root: Path, addresses: list[str]) -> None:
-        self.root, self.addresses = root, addresses
-        self.answered: dict[str, list[float]] = {}  # In-Reply-To -> the times its answers appeared
-        self._seen: set[str] = set()
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._watch, daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join()
-        self.scan()
-
-    def _watch(self) -> None:
-        while not self._stop.wait(0.01):
-            self.scan()
-
-    def scan(self) -> None:
-        for address in self.addresses:
-            new = self.root / address / "new"
-            for entry in os.scandir(new) if new.exists() else ():
-                if entry.name in self._seen:
-                    continue
-                self._seen.add(entry.name)
-                with open(entry.path, "rb") as letter:
-                    head = BytesHeaderParser().parse(letter)
-                answers = str(head["In-Reply-To"] or "").strip().strip("<>")
-                with self._lock:
-                    self.answered.setdefault(answers, []).append(int(entry.name.split(".", 1)[0]) / 1e9)
-
-    def first_answer(self, key: str) -> float | None:
-        with self._lock:
-            times = self.answered.get(f"{key}@players.example")
-            return min(times) if times else None
-
-
-def _letters(maildir: Path, address: str) -> list:
-    folder = maildir / address
-    return [BytesHeaderParser(policy=default_policy).parsebytes(f.read_bytes())
-            for sub in ("new", "cur") if (folder / sub).exists() for f in sorted((folder / sub).iterdir())]
-
-
 def test_a_flood_from_one_address_keeps_the_others_answered_within_a_second(tmp_path):
     db_file, maildir = tmp_path / "pbem.sqlite", tmp_path / "mail"
     url = f"sqlite:///{db_file}"
@@ -150,9 +101,9 @@ def test_a_flood_from_one_address_keeps_the_others_answered_within_a_second(tmp_
     began = time.monotonic()
     try:
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not all(_letters(maildir, p.email) for p in PLAYERS):
+        while time.monotonic() < deadline and not all(letters_in(maildir, p.email) for p in PLAYERS):
             time.sleep(0.1)
-        reply_to = {p.email: str(_letters(maildir, p.email)[0]["Reply-To"]) for p in PLAYERS}
+        reply_to = {p.email: str(letters_in(maildir, p.email)[0]["Reply-To"]) for p in PLAYERS}
         watcher.start()
 
         flooder = subprocess.Popen(
@@ -227,7 +178,7 @@ def test_a_flood_from_one_address_keeps_the_others_answered_within_a_second(tmp_
     ann_sent = [k for k, _, _ in measured if k.startswith("ann-")]
     assert pressed == Counter([flood_text[m] for m in read] + [f"ann {k.split('-')[1]}" for k in ann_sent])
 
-    letters = {p.email: _letters(maildir, p.email) for p in PLAYERS}
+    letters = {p.email: letters_in(maildir, p.email) for p in PLAYERS}
     for address, box in letters.items():
         twice = [i for i, n in Counter(str(m["Message-ID"]) for m in box).items() if n > 1]
         assert twice == [], f"{address} got a letter twice"
