@@ -54,6 +54,14 @@ def cards(state: GameState, text: str, notes: list[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
+# The words of an OFFER line, each with the blanks around it taken whole from where their run starts (the
+# look-behinds, the possessives): "\\s+FOR" read a long run of blanks again from each of them.
+_REPLACES = re.compile(r"(?<!\s)\s++REPLACES?\s++(\d++)\s*+$", re.IGNORECASE)
+_TO = re.compile(r"^\s*+TO\s++", re.IGNORECASE)
+_AND = re.compile(r"[,;]|(?<!\s)\s++AND\s++", re.IGNORECASE)
+_FOR = re.compile(r"(?<!\s)\s++FOR\s++", re.IGNORECASE)
+
+
 def _split(text: str) -> tuple[str, str | None]:
     head, plus, tail = text.partition("+")
     return head.strip(), (tail.strip() if plus else None)
@@ -61,15 +69,15 @@ def _split(text: str) -> tuple[str, str | None]:
 
 def _offer(state: GameState, actor: Actor, rest: str, notes: list[str]) -> MakeOffer:
     replaces = None
-    tail = re.search(r"\s+REPLACES?\s+(\d+)\s*$", rest, re.IGNORECASE)
+    tail = _REPLACES.search(rest)
     if tail:
         replaces, rest = int(tail.group(1)), rest[: tail.start()]
     who, colon, body = rest.partition(":")
     if not colon:
         raise LineError("write OFFER <nation>: <your cards> FOR <cards you want>, e.g. OFFER Crete: Salt 2 + Treachery FOR Grain, Iron + 2 more")
-    who = re.sub(r"^\s*TO\s+", "", who, flags=re.IGNORECASE)
-    to = tuple(name(w.strip(), state.nations, "nation", notes) for w in re.split(r"[,;]|\s+AND\s+", who, flags=re.IGNORECASE) if w.strip())
-    parts = re.split(r"\s+FOR\s+", body, maxsplit=1, flags=re.IGNORECASE)
+    who = _TO.sub("", who)
+    to = tuple(name(w.strip(), state.nations, "nation", notes) for w in _AND.split(who) if w.strip())
+    parts = _FOR.split(body, maxsplit=1)
     if len(parts) != 2:
         raise LineError("say what you want: ... FOR <named cards> + <n> more")
     give_text, ask_text = parts
