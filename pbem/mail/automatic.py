@@ -187,7 +187,7 @@ def recognise(msg: email.message.Message, from_addr: str, body_text: str, *, nul
         return _bounce_details(msg, body_text, f"sent by {from_addr}")
     if _BOUNCE_SUBJECT.match(subject) and (null_return_path or content_type.startswith("multipart/report")
                                            or _MESSAGE_ID_IN_TEXT.search(body_text or "") is not None):
-        return _bounce_details(msg, body_text, f"a delivery failure report (subject {_short(subject, 60)!r})")
+        return _bounce_details(msg, body_text, f"a delivery failure report (subject '{_short(subject, 60)}')")
 
     auto = _header(msg, "Auto-Submitted").split(";", 1)[0].strip().lower()
     if auto and auto != "no":
@@ -200,7 +200,7 @@ def recognise(msg: email.message.Message, from_addr: str, body_text: str, *, nul
     if precedence in _AUTO_PRECEDENCE:
         return Automatic("auto-reply", f"Precedence: {precedence}")
     if _AUTO_SUBJECT.match(subject):
-        return Automatic("auto-reply", f"the subject {_short(subject, 60)!r}")
+        return Automatic("auto-reply", f"the subject '{_short(subject, 60)}'")
     if _RESPONDER_SENDERS.match(from_addr or ""):
         return Automatic("auto-reply", f"the sender {from_addr}")
     if null_return_path or _header(msg, "Return-Path") == "<>":

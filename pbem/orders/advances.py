@@ -54,7 +54,7 @@ def _money_card(state: GameState, words: list[str], part: str, notes: list[str])
     elif len(words) > 2 and words[0].isdigit() and words[1].lower() in ("x", "×"):
         times, words = int(words[0]), words[2:]
     if len(words) < 2 or not words[-1].isdigit():
-        raise LineError(f"{part!r}: name a money card by its type and value, e.g. Water 7")
+        raise LineError(f"'{part}': name a money card by its type and value, e.g. Water 7")
     kind = name(" ".join(words[:-1]), [p.type for p in ruleset_of(state).money_piles], "money card type", notes)
     return f"{kind} {int(words[-1])}", count(str(times), "number of cards")
 
@@ -84,7 +84,7 @@ def _counted(state: GameState, text: str, notes: list[str], allow_treasury: bool
             cards.append(_money_card(state, part.split(), part, notes))
             continue
         if label.isdigit():
-            raise LineError(f"{part!r}: write the card's name and how many, e.g. Ochre 4")
+            raise LineError(f"'{part}': write the card's name and how many, e.g. Ochre 4")
         cards.append((name(label, commodities, "commodity card", notes), count(str(number), "number of cards")))
     return cards, treasury
 

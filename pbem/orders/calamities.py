@@ -56,7 +56,7 @@ def _lose(state: GameState, actor: Actor, rest: str, notes: list[str]) -> LoseUn
             continue
         match = _LOSS.match(part)
         if not match:
-            raise LineError(f"{part!r}: write '<area> <tokens>', '<area> <n> TOWNS', '<area> CITY' or '<area> REDUCE'")
+            raise LineError(f"'{part}': write '<area> <tokens>', '<area> <n> TOWNS', '<area> CITY' or '<area> REDUCE'")
         place = area(state, match.group("place").strip(), notes)
         what = match.group("what").lower()
         if what.split()[0].isdigit() and what.endswith(("town", "towns")):
@@ -77,7 +77,7 @@ def _give(state: GameState, actor: Actor, rest: str, notes: list[str]) -> GiveLo
             continue
         bits = part.rsplit(None, 1)
         if len(bits) != 2:
-            raise LineError(f"{part!r}: write '<nation> <unit points>'")
+            raise LineError(f"'{part}': write '<nation> <unit points>'")
         shares.append((name(bits[0], state.nations, "nation", notes), count(bits[1], "number of unit points")))
     if not shares:
         raise LineError("say who loses how much: GIVE <nation> <points>, <nation> <points> ...")

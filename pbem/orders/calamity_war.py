@@ -32,7 +32,7 @@ def _faction(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Cho
             continue
         match = _UNIT.match(part)
         if not match:
-            raise LineError(f"{part!r}: write '<area> <tokens>' or '<area> CITY'")
+            raise LineError(f"'{part}': write '<area> <tokens>' or '<area> CITY'")
         place = area(state, match.group("place").strip(), notes)
         what = match.group("what").lower()
         if what.endswith(("town", "towns")):

@@ -59,11 +59,11 @@ def _town(state: GameState, actor: Actor, rest: str, notes: list[str]) -> BuildT
             continue
         match = _TOWN.match(part)
         if not match or not match.group("place").strip():
-            raise LineError(f"{part!r}: write TOWN <area> <n> [TREASURY <m>]")
+            raise LineError(f"'{part}': write TOWN <area> <n> [TREASURY <m>]")
         count = int(match.group("n")) if match.group("n") else AS_MANY
         said_treasury = part[len(match.group("place")):].strip(" 0123456789")
         if said_treasury and not match.group("m"):
-            raise LineError(f"{part!r}: say how many towns come from treasury, e.g. TOWN {match.group('place')} 2 TREASURY 2")
+            raise LineError(f"'{part}': say how many towns come from treasury, e.g. TOWN {match.group('place')} 2 TREASURY 2")
         towns.append((area(state, match.group("place").strip(), notes), count, int(match.group("m") or 0)))
     if not towns:
         raise LineError("say where: TOWN <area> <n>, <area> <n> ... (or DONE)")
@@ -90,7 +90,7 @@ def _reduce(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Redu
     for part in parts:
         match = _FLIP.match(part)
         if not match:
-            raise LineError(f"{part!r}: write '<area> <towns>' for each area, e.g. REDUCE Sinai 3, Gaza 2")
+            raise LineError(f"'{part}': write '<area> <towns>' for each area, e.g. REDUCE Sinai 3, Gaza 2")
         flips.append((area(state, match.group("place"), notes), int(match.group("n"))))
     return FlipTowns(player_of(actor), tuple(flips))
 

@@ -28,7 +28,7 @@ def _yes_no(word: str, what: str) -> bool:
         return True
     if w in NO:
         return False
-    raise LineError(f"{word!r}: say yes or no ({what})")
+    raise LineError(f"'{word}': say yes or no ({what})")
 
 
 def _order(state: GameState, actor: Actor, rest: str, notes: list[str]) -> ChooseCityOrder:

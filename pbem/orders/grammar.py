@@ -76,7 +76,7 @@ def areas(state: GameState, text: str, notes: list[str] | None = None) -> tuple[
 
 def count(text: str, what: str = "number") -> int:
     if not text.isdigit():
-        raise LineError(f"{text!r} is not a {what}")
+        raise LineError(f"'{text}' is not a {what}")
     return int(text)
 
 

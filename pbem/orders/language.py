@@ -99,14 +99,14 @@ _LONGEST_VERB = 24
 def _verb(word: str) -> str:
     word = word.upper().rstrip(":")
     if len(word) > _LONGEST_VERB:
-        raise LineError(f"unknown order {word[:_LONGEST_VERB]!r}…")
+        raise LineError(f"unknown order '{word[:_LONGEST_VERB]}'…")
     if word in VERBS:
         return word
     starts = sorted({v for v in VERBS if v.startswith(word) and v not in WHOLE_VERBS}) if len(word) >= 3 else []
     if len(starts) == 1:
         return starts[0]
     near = difflib.get_close_matches(word, list(VERBS), n=3, cutoff=0.7)
-    raise LineError(f"unknown order {word!r}", [VERBS[v][1] for v in near])
+    raise LineError(f"unknown order '{word}'", [VERBS[v][1] for v in near])
 
 
 def _verb_or_none(word: str) -> str | None:

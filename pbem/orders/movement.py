@@ -65,8 +65,8 @@ def _two_areas(state: GameState, text: str, notes: list[str], usage: str) -> tup
         notes.extend(readings[0][2])
         return readings[0][0], readings[0][1]
     if not readings:
-        raise LineError(f"{text!r} is not two area names: {usage}")
-    raise LineError(f"{text!r} can be read more than one way; put > between the two areas: {usage}")
+        raise LineError(f"'{text}' is not two area names: {usage}")
+    raise LineError(f"'{text}' can be read more than one way; put > between the two areas: {usage}")
 
 
 def _how_many(rest: str, usage: str) -> tuple[int | None, str]:

@@ -43,7 +43,7 @@ def understand_name(text: str, candidates: Iterable[str], kind: str, *, explain:
         scored = sorted(((ratio, n) for n in names if (ratio := _likeness(typed, _norm(n))) is not None), reverse=True)
         if scored and scored[0][0] >= ACCEPT_RATIO and (len(scored) == 1 or scored[1][0] < RUNNER_UP_BELOW):
             best = scored[0][1]
-            return best, f"read {text!r} as {best}"
+            return best, f"read '{text}' as {best}"
         raise refusal
 
 

@@ -49,7 +49,7 @@ def cards(state: GameState, text: str, notes: list[str]) -> tuple[str, ...]:
         elif match and match.group(4):
             number, card = int(match.group(4)), match.group(3)
         if number < 1 or number > 20:
-            raise LineError(f"{item!r}: a count of cards is 1 to 20")
+            raise LineError(f"'{item}': a count of cards is 1 to 20")
         out += [name(card.strip(), trade_cards(state), "trade card", notes)] * number
     return tuple(out)
 
