@@ -39,7 +39,7 @@ replaces):
 
 * a block element (``<p>``, ``<div>``, ``<li>``, ``<tr>``, ...) starts and
   ends a line; ``<br>`` ends one even when it is empty, so ``a<br><br>b``
-  keeps its blank line;
+  keeps its blank line; table cells on one row are kept apart by a space;
 * ``<pre>`` keeps its newlines; elsewhere runs of whitespace become one space;
   character references (``&amp;``, ``&#65;``, ``&nbsp;``) are decoded;
 * script, style, head, title, template and noscript are dropped, and so are
@@ -70,6 +70,8 @@ _BLOCK_TAGS = frozenset({
     "address", "dl", "dt", "dd", "center", "form", "fieldset", "figure", "hr",
     "body", "html",
 })
+#: Table cells: each starts with a space, so that cells on one row do not run together ("Ann(to choose)").
+_CELL_TAGS = frozenset({"td", "th"})
 _SKIP_TAGS = frozenset({"script", "style", "head", "title", "template", "noscript"})
 _VOID_TAGS = frozenset({"br", "hr", "img", "meta", "link", "input", "wbr", "col", "area", "base"})
 
@@ -292,6 +294,8 @@ class _TextBuilder:
             self._ensure_break()
             if tag == "pre":
                 self.pre_depth += 1
+        elif tag in _CELL_TAGS:
+            self.current.append(" ")
         if self_closing and tag not in _VOID_TAGS:
             # <div/>: read as html.parser read it, an element opened and closed at once
             self.end(tag)
