@@ -11,7 +11,6 @@ has no From address to attribute it to.
 
 from __future__ import annotations
 
-import codecs
 import email.header
 import email.message
 import email.policy
@@ -22,6 +21,7 @@ from dataclasses import dataclass, field
 from email.parser import BytesHeaderParser, BytesParser
 
 from pbem.mail.automatic import Automatic, recognise
+from pbem.mail.charsets import decode_bytes
 from pbem.mail.html_text import html_to_text
 from pbem.mail.limits import UNBOUNDED, ReadingTime, TooLongToRead, bound_lines, tame_header_fields
 from pbem.mail.order_text import read_reply
@@ -258,7 +258,7 @@ def _decode_rfc2047(value: object) -> str:
     out: list[str] = []
     for chunk, charset in parts:
         if isinstance(chunk, bytes):
-            out.append(_decode_bytes(chunk, charset)[0])
+            out.append(decode_bytes(chunk, charset)[0])
         else:
             out.append(chunk)
     return "".join(out)
@@ -271,61 +271,6 @@ def _message_ids(value: str | None) -> list[str]:
     if found:
         return [f for f in found if f]
     return [v.strip("<>") for v in value.split() if v.strip("<>")]
-
-
-# --------------------------------------------------------------------------
-# charsets
-
-# Declared charsets that are in practice written as their Windows supersets.
-_CHARSET_ALIASES = {
-    "iso-8859-1": "cp1252",
-    "latin1": "cp1252",
-    "latin-1": "cp1252",
-    "iso-8859-9": "cp1254",
-    "ks_c_5601-1987": "cp949",
-    "gb2312": "gb18030",
-    "gbk": "gb18030",
-    "x-unknown": "utf-8",
-    "unknown-8bit": "utf-8",
-}
-
-
-# Codecs Python knows that are no character set of mail text: they fail on
-# ordinary bytes or refuse errors="replace" (a message declaring one crashed
-# the parser). Such a declaration is treated as unknown.
-_NOT_MAIL_CHARSETS = frozenset({"punycode", "idna", "raw_unicode_escape", "unicode_escape", "undefined"})
-
-
-def _decode_bytes(data: bytes, charset: str | None) -> tuple[str, str | None]:
-    """Decode, never failing.  Returns (text, problem or None)."""
-    name = (charset or "").strip().strip('"').lower()
-    name = _CHARSET_ALIASES.get(name, name)
-    if name.replace("-", "_") in _NOT_MAIL_CHARSETS:
-        name = "x-not-a-charset"
-    if name in ("", "us-ascii", "ascii", "utf-8", "utf8"):
-        # Undeclared or claimed ASCII: UTF-8 if it is valid, else Windows-1252.
-        try:
-            return data.decode("utf-8"), None
-        except UnicodeDecodeError:
-            if name in ("utf-8", "utf8"):
-                return (data.decode("utf-8", errors="replace"),
-                        "Some characters could not be decoded and were replaced by \ufffd.")
-            return data.decode("cp1252", errors="replace"), None
-    try:
-        if not codecs.lookup(name)._is_text_encoding:  # base64_codec, rot13 and the like
-            raise LookupError(name)
-    except LookupError:
-        return (data.decode("utf-8", errors="replace"),
-                f"The message declared an unknown character set ({charset}); it was read as UTF-8.")
-    try:
-        return data.decode(name), None
-    except Exception:
-        try:
-            return (data.decode(name, errors="replace"),
-                    "Some characters could not be decoded and were replaced by \ufffd.")
-        except Exception:  # a codec that cannot replace: read as UTF-8
-            return (data.decode("utf-8", errors="replace"),
-                    "Some characters could not be decoded and were replaced by \ufffd.")
 
 
 def _unescape(value: str) -> str:
@@ -407,7 +352,7 @@ def _leaf_text(part: email.message.Message, acc: _Collected) -> str:
         charset = part.get_content_charset()
     except Exception:
         charset = None
-    text, problem = _decode_bytes(payload, charset)
+    text, problem = decode_bytes(payload, charset)
     if problem and problem not in acc.problems:
         acc.problems.append(problem)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
