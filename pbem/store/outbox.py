@@ -100,16 +100,20 @@ class Outbox:
             query = query.with_for_update(skip_locked=True)
         return list(self.conn.execute(query))
 
-    def claim(self, now: datetime, lease: timedelta, limit: int = 50) -> list[Row]:
+    def claim(self, now: datetime, lease: timedelta, limit: int = 1) -> list[Row]:
         """Take the letters due now for one sender: each is leased until ``now + lease``.
 
         The lease is what makes several senders (``pbem serve`` workers on one
         PostgreSQL database) deliver each letter once: the rows are chosen
         ``FOR UPDATE SKIP LOCKED`` and pushed past ``now`` in the same
         transaction, so no other sender sees them due until the lease runs
-        out. A sender that dies mid-delivery leaves its letters to be taken
-        again when it does (at most one more delivery, which the Maildir
-        transport recognises by the letter's Message-ID). On SQLite,
+        out. The value written, ``now + lease``, is also the holder's token:
+        `renew` and `mark_failed` check it, so a sender learns when a letter
+        was taken from it. The sender (pbem.service.outbound) takes one
+        letter at a time and renews its lease while the delivery lasts, so a
+        sender that dies leaves one letter, for at most one lease, to be
+        taken again (at most one more delivery, which the Maildir transport
+        recognises by the letter's Message-ID). On SQLite,
         ``BEGIN IMMEDIATE`` serialises the whole claim.
         """
         rows = self.due(now, limit)
@@ -119,20 +123,57 @@ class Outbox:
             )
         return rows
 
+    def renew(self, id: int, held_until: datetime, until: datetime) -> bool:  # noqa: A002
+        """Extend the lease of a letter still on its way to ``until``; False when its sender no longer holds it.
+
+        ``held_until`` is the lease the sender last wrote (by `claim` or an
+        earlier `renew`). Anyone else who wrote the letter since (another
+        sender that took it once the lease ran out, a sender that marked it
+        sent, the operator's retry or drop) changed or ended that value, and
+        then nothing is extended: the caller must stop delivering it, since
+        someone else now may. The check and the write are one statement, so
+        a claim cannot slip in between (a row lock on PostgreSQL, the write
+        lock on SQLite).
+        """
+        result = self.conn.execute(
+            outbox.update()
+            .where(outbox.c.id == id)
+            .where(outbox.c.sent_at.is_(None))
+            .where(outbox.c.next_attempt_at == held_until)
+            .values(next_attempt_at=until)
+        )
+        return result.rowcount == 1
+
     def mark_sent(self, id: int, now: datetime) -> None:  # noqa: A002
-        """Record delivery (counts as an attempt; clears ``last_error``)."""
+        """Record delivery (counts as an attempt; clears ``last_error``).
+
+        Unconditional, even if the letter's lease was lost meanwhile: it was
+        delivered, and saying so ends any other sender's lease on it (its
+        `renew` then fails and it stops)."""
         self._update(id, sent_at=now, attempts=outbox.c.attempts + 1, last_error=None)
 
     def mark_failed(
-        self, id: int, error: str, next_attempt_at: datetime  # noqa: A002
-    ) -> None:
-        """Record a failed attempt and when to try again."""
-        self._update(
-            id,
-            attempts=outbox.c.attempts + 1,
-            last_error=error,
-            next_attempt_at=next_attempt_at,
+        self, id: int, error: str, next_attempt_at: datetime, *, held_until: datetime | None = None  # noqa: A002
+    ) -> bool:
+        """Record a failed attempt and when to try again.
+
+        With ``held_until`` (the lease its sender holds, as for `renew`) only
+        while that sender still holds the letter: a sender whose letter was
+        taken from it must not push back the next attempt of the sender that
+        has it now. Returns whether the failure was recorded.
+        """
+        values = {"attempts": outbox.c.attempts + 1, "last_error": error, "next_attempt_at": next_attempt_at}
+        if held_until is None:
+            self._update(id, **values)
+            return True
+        result = self.conn.execute(
+            outbox.update()
+            .where(outbox.c.id == id)
+            .where(outbox.c.sent_at.is_(None))
+            .where(outbox.c.next_attempt_at == held_until)
+            .values(**values)
         )
+        return result.rowcount == 1
 
     def pending_count(self) -> int:
         return self.conn.execute(
