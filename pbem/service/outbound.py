@@ -104,14 +104,11 @@ def _settle_and_claim(
     """
     with UnitOfWork(db) as uow:
         recorded = _record(uow, outcome, now, settings) if outcome is not None else True
-        if not claim:
-            return recorded, None
-        rows = uow.outbox.claim(now, lease, 1)
-        if not rows:
-            return recorded, None
-        row = rows[0]
-        return recorded, Held(row.id, row.recipient, bytes(row.raw), row.attempts, row.message_id, row.game_id,
-                              now + lease, written)
+        letter = uow.outbox.claim(now, lease) if claim else None
+    if letter is None:
+        return recorded, None
+    return recorded, Held(letter.id, letter.recipient, letter.raw, letter.attempts, letter.message_id,
+                          letter.game_id, letter.until, written)
 
 
 def _record(uow: UnitOfWork, outcome: Outcome, now: datetime, settings: Settings | None) -> bool:
@@ -176,20 +173,22 @@ async def _deliver(
 ) -> Outcome | None:
     """Deliver one letter while keeping its lease; None when the lease could not be kept and it was given up.
 
-    The delivery runs beside `_keep`. It is cancelled, and nothing recorded, when the lease was taken away or
-    when no renewal got through and the lease is about to end: then another sender may take the letter, and
-    two deliveries at once must not happen. A relay that already took the letter gets it again, as after a
-    kill (at most this one letter). A delivery cancelled from outside (the server stops) is cancelled too,
-    and its letter goes again when the lease runs out.
+    A delivery still on its way when the first renewal is due gets `_keep` beside it (most take milliseconds
+    and need none). The delivery is cancelled, and nothing recorded, when the lease was taken away or when no
+    renewal got through and the lease is about to end: then another sender may take the letter, and two
+    deliveries at once must not happen. A relay that already took the letter gets it again, as after a kill
+    (at most this one letter). A delivery cancelled from outside (the server stops) is cancelled too, and its
+    letter goes again when the lease runs out.
     """
     started = time.perf_counter()
-    give_up_at = lease.total_seconds() * (1 - GIVE_UP_WITH)
+    seconds = lease.total_seconds()
     stop = asyncio.Event()
-    keeper = asyncio.create_task(_keep(db, held, lease, clock, stop))
     delivery: asyncio.Task | None = None
+    keeper: asyncio.Task | None = None
     try:
         while delivery is None or not delivery.done():
-            left = held.written + give_up_at - time.monotonic()
+            now = time.monotonic()
+            left = held.written + seconds * (1 - GIVE_UP_WITH) - now
             if held.lost or left <= 0:
                 reason = "was taken from this sender" if held.lost else "could not be renewed in time"
                 log.warning("outbox letter %s: its lease %s; delivery given up, the letter goes again when the "
@@ -200,16 +199,24 @@ async def _deliver(
             if delivery is None:
                 delivery = asyncio.create_task(
                     transport.deliver(envelope_sender(sender, held.id), [held.recipient], held.raw))
-            await asyncio.wait({delivery} if keeper.done() else {delivery, keeper}, timeout=left,
-                               return_when=asyncio.FIRST_COMPLETED)
+            renew_in = held.written + seconds * RENEW_AFTER - now
+            if keeper is None and renew_in <= 0:
+                keeper = asyncio.create_task(_keep(db, held, lease, clock, stop))
+            if keeper is None:
+                await asyncio.wait({delivery}, timeout=min(left, renew_in))
+            else:  # the keeper ends early only when the letter was taken: then the loop gives up at once
+                await asyncio.wait({delivery} if keeper.done() else {delivery, keeper}, timeout=left,
+                                   return_when=asyncio.FIRST_COMPLETED)
     finally:
         stop.set()
         if delivery is None or not delivery.done():  # given up, or cancelled from outside
             if delivery is not None:
                 delivery.cancel()
                 delivery.add_done_callback(_forget)  # it may have ended in an error just now: nobody reads it
-            keeper.cancel()
-    await keeper  # a renewal on its way finishes first: the outcome is recorded against the lease it wrote
+            if keeper is not None:
+                keeper.cancel()
+    if keeper is not None:
+        await keeper  # a renewal on its way finishes first: the outcome is recorded against the lease it wrote
     try:
         delivery.result()
     except DeliveryError as exc:
