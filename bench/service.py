@@ -10,7 +10,8 @@ SQLite file that is kept in ``--cache`` (default ``bench/.cache``) for the
 next run; delete it after changing the rules.
 
 Neither inbound mail nor the bot game delivers the letters it queues (they stay in the outbox): the outbox part
-delivers a backlog of letters into a Maildir, as `pbem flush` does, one letter at a time under its lease.
+delivers a backlog of letters as `pbem flush` does, one letter at a time under its lease, into a Maildir and, to
+show the outbox's own cost alone, into memory.
 
 Inbound mail, the bot game and the outbox wait for the disk at every commit (SQLite in
 WAL mode with ``synchronous=FULL``), so each round also times the same
@@ -37,7 +38,7 @@ from pathlib import Path
 from store import disk_commit
 
 from pbem.audit.rederive import rederive
-from pbem.mail.outbound import MaildirDelivery
+from pbem.mail.outbound import MaildirDelivery, MemoryTransport
 from pbem.mail.tokens import reply_address
 from pbem.rules import engine as E
 from pbem.rules.engine import is_input
@@ -124,9 +125,10 @@ def inbound(tmp: Path, n: int) -> tuple[float, list[float], float]:
 # -- the outbox ---------------------------------------------------------------------------------------
 
 
-def outbox(tmp: Path, n: int) -> tuple[float, float]:
-    """Letters per second delivered by `flush_all` (what `pbem flush` runs) from a backlog of ``n`` into a Maildir
-    (SQLite; each letter claimed under its lease, written and flushed to disk, marked sent), and CPU s a letter."""
+def outbox(tmp: Path, n: int, into_maildir: bool) -> tuple[float, float]:
+    """Letters per second delivered by `flush_all` (what `pbem flush` runs) from a backlog of ``n`` (SQLite; each
+    letter claimed under its lease, delivered, marked sent), and CPU s a letter: into a Maildir (each letter
+    written and flushed to disk), or into memory (the outbox's own work alone)."""
     url = f"sqlite:///{tmp / f'outbox{time.monotonic_ns()}.sqlite'}"
     db = make_engine(url)
     ensure_schema(db)
@@ -137,9 +139,9 @@ def outbox(tmp: Path, n: int) -> tuple[float, float]:
             uow.outbox.enqueue(message_id=f"<bench-out-{i}@example.org>", recipient=recipient, kind="ack",
                                game_id=None, now=NOW,
                                raw=f"Message-ID: <bench-out-{i}@example.org>\r\nTo: {recipient}\r\n\r\nA letter.\r\n".encode())
+    transport = MaildirDelivery(settings.maildir) if into_maildir else MemoryTransport()
     start, cpu = time.perf_counter(), time.process_time()
-    sent = asyncio.run(flush_all(db, MaildirDelivery(settings.maildir), settings.sender, lambda: NOW,
-                                 settings=settings))
+    sent = asyncio.run(flush_all(db, transport, settings.sender, lambda: NOW, settings=settings))
     took, cpu = time.perf_counter() - start, time.process_time() - cpu
     assert sent == n, sent
     db.dispose()
@@ -307,7 +309,8 @@ def main() -> None:
     if "replay" in parts:
         url, game, seed = big_game(args.cache)
         total = _count(url, game)
-    rates, latencies, cpus, starts, replays, verifies, bots, commits, outboxes = [], [], [], [], [], [], [], [], []
+    rates, latencies, cpus, starts, replays, verifies, bots, commits = [], [], [], [], [], [], [], []
+    outboxes: dict[str, list[tuple[float, float]]] = {"a Maildir": [], "memory": []}
     with tempfile.TemporaryDirectory() as tmp:
         for round_ in range(args.rounds):
             if parts & {"inbound", "bot", "outbox"}:
@@ -325,7 +328,8 @@ def main() -> None:
             if "bot" in parts and (round_ % 2 == 0 or args.rounds == 1):
                 bots.append(bot_game(Path(tmp)))
             if "outbox" in parts:
-                outboxes.append(outbox(Path(tmp), args.letters))
+                outboxes["a Maildir"].append(outbox(Path(tmp), args.letters, into_maildir=True))
+                outboxes["memory"].append(outbox(Path(tmp), args.letters, into_maildir=False))
     if commits:
         print(f"one durable commit with the bare driver (WAL, synchronous=FULL), the disk's floor: median "
               f"{_median(commits) * 1e3:.2f} ms")
@@ -341,9 +345,10 @@ def main() -> None:
             print(f"  {key}: median {_median([r[key] for r in replays]) * 1e3:.0f} ms")
         print(f"  `pbem verify` as a command on the whole game ({total} events), start-up included: median "
               f"{_median(verifies):.2f} s")
-    if outboxes:
-        print(f"the outbox, {args.letters} letters into a Maildir (SQLite): median "
-              f"{_median([o[0] for o in outboxes]):.0f} letters/s; CPU median {_median([o[1] for o in outboxes]) * 1e3:.2f} ms a letter")
+    for into, runs in outboxes.items():
+        if runs:
+            print(f"the outbox, {args.letters} letters into {into} (SQLite): median {_median([o[0] for o in runs]):.0f} "
+                  f"letters/s; CPU median {_median([o[1] for o in runs]) * 1e3:.2f} ms a letter")
     if bots:
         print(f"8 planner bots, 20 turns, through the service layer: median {_median([b[0] for b in bots]):.1f} s "
               f"({len(bots)} games); CPU median {_median([b[1] for b in bots]):.1f} s; {bots[0][2]} durable commits")
