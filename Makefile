@@ -9,7 +9,7 @@ $(BIN)/pbem: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(BIN)/pbem
 
-.PHONY: install demo test visibility property fuzz hostile hostile-kill hostile-relay hostile-workers hostile-disk hostile-flood hostile-stranger bench clean
+.PHONY: install demo test visibility property fuzz hostile hostile-kill hostile-relay hostile-workers hostile-sender hostile-disk hostile-flood hostile-stranger bench clean
 install: $(BIN)/pbem
 
 demo: $(BIN)/pbem
@@ -31,7 +31,7 @@ fuzz: $(BIN)/pbem
 	$(BIN)/pytest -q -m fuzz tests/fuzz
 
 # Faults survived by real processes (docs/reliability.md); CI runs them after the tests.
-hostile: hostile-kill hostile-relay hostile-workers hostile-disk hostile-flood hostile-stranger
+hostile: hostile-kill hostile-relay hostile-workers hostile-sender hostile-disk hostile-flood hostile-stranger
 
 # kill -9 of pbem serve at random moments while 1,000 order mails arrive: none lost, none applied or answered twice.
 hostile-kill: $(BIN)/pbem
@@ -45,6 +45,11 @@ hostile-relay: $(BIN)/pbem
 # orders: each player's orders applied in the order sent, no version gap, none lost or doubled, each letter sent once.
 hostile-workers: $(BIN)/pbem
 	PBEM_HOSTILE_WORKER_MAILS=900 $(BIN)/pytest -q -s -m hostile tests/hostile/test_workers_postgresql.py
+
+# kill -9 of a sender mid-delivery: three workers on PostgreSQL, each with a slow relay of its own (150 letters),
+# and one SQLite server with a Maildir (1,000): what the dead one held goes out within 30 s, none into a Maildir twice.
+hostile-sender: $(BIN)/pbem
+	PBEM_HOSTILE_SENDER_LETTERS=150 PBEM_HOSTILE_SENDER_MAILDIR_LETTERS=1000 $(BIN)/pytest -q -s -m hostile tests/hostile/test_kill_sender.py
 
 # The store and the service at the limits of issue 17, against raw sqlite3 and the eventsourcing library
 # (docs/performance.md). The first run plays a 16,000-event bot game into bench/.cache (a few minutes).

@@ -1,6 +1,6 @@
 """The service at the limits issue 17 sets: inbound mail, `pbem ingest`'s start-up, replay, verify, a bot game.
 
-Run: .venv/bin/python bench/service.py [--rounds 5] [--only inbound,bot]   (`make bench` runs it after bench/store.py)
+Run: .venv/bin/python bench/service.py [--rounds 5] [--only inbound,bot,outbox]   (`make bench` runs it after bench/store.py)
 
 Each figure is the median of ``--rounds`` rounds on the same machine, with a
 reference measured in the same run where one makes sense (an interpreter
@@ -9,7 +9,11 @@ The 10,000-event game is played once, by greedy bots (8 players), into a
 SQLite file that is kept in ``--cache`` (default ``bench/.cache``) for the
 next run; delete it after changing the rules.
 
-Inbound mail and the bot game wait for the disk at every commit (SQLite in
+Neither inbound mail nor the bot game delivers the letters it queues (they stay in the outbox): the outbox part
+delivers a backlog of letters as `pbem flush` does, one letter at a time under its lease, into a Maildir and, to
+show the outbox's own cost alone, into memory.
+
+Inbound mail, the bot game and the outbox wait for the disk at every commit (SQLite in
 WAL mode with ``synchronous=FULL``), so each round also times the same
 durable commit with the bare driver (one small row, ``BEGIN IMMEDIATE``):
 the floor that commit puts under them on this disk, whatever the code does.
@@ -19,6 +23,7 @@ Both also report the CPU time they took, which the disk does not change.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import statistics
 import subprocess
@@ -33,11 +38,13 @@ from pathlib import Path
 from store import disk_commit
 
 from pbem.audit.rederive import rederive
+from pbem.mail.outbound import MaildirDelivery, MemoryTransport
 from pbem.mail.tokens import reply_address
 from pbem.rules import engine as E
 from pbem.rules.engine import is_input
 from pbem.service.games import NewPlayer, create_game
 from pbem.service.inbound import ingest
+from pbem.service.outbound import flush_all
 from pbem.service.projector import RECENT, readable, replay, replay_stored, to_event
 from pbem.service.settings import Settings
 from pbem.service.simulate import simulate
@@ -113,6 +120,32 @@ def inbound(tmp: Path, n: int) -> tuple[float, list[float], float]:
     took, cpu = time.perf_counter() - start, time.process_time() - cpu
     db.dispose()
     return n / took, latencies, cpu / n
+
+
+# -- the outbox ---------------------------------------------------------------------------------------
+
+
+def outbox(tmp: Path, n: int, into_maildir: bool) -> tuple[float, float]:
+    """Letters per second delivered by `flush_all` (what `pbem flush` runs) from a backlog of ``n`` (SQLite; each
+    letter claimed under its lease, delivered, marked sent), and CPU s a letter: into a Maildir (each letter
+    written and flushed to disk), or into memory (the outbox's own work alone)."""
+    url = f"sqlite:///{tmp / f'outbox{time.monotonic_ns()}.sqlite'}"
+    db = make_engine(url)
+    ensure_schema(db)
+    settings = replace(Settings(), db_url=url, maildir=tmp / f"outbox-mail{time.monotonic_ns()}")
+    with UnitOfWork(db) as uow:
+        for i in range(n):
+            recipient = PEOPLE[i % len(PEOPLE)].email
+            uow.outbox.enqueue(message_id=f"<bench-out-{i}@example.org>", recipient=recipient, kind="ack",
+                               game_id=None, now=NOW,
+                               raw=f"Message-ID: <bench-out-{i}@example.org>\r\nTo: {recipient}\r\n\r\nA letter.\r\n".encode())
+    transport = MaildirDelivery(settings.maildir) if into_maildir else MemoryTransport()
+    start, cpu = time.perf_counter(), time.process_time()
+    sent = asyncio.run(flush_all(db, transport, settings.sender, lambda: NOW, settings=settings))
+    took, cpu = time.perf_counter() - start, time.process_time() - cpu
+    assert sent == n, sent
+    db.dispose()
+    return n / took, cpu / n
 
 
 # -- pbem ingest's start-up ------------------------------------------------------------------------
@@ -254,13 +287,14 @@ def bot_game(tmp: Path) -> tuple[float, float, int]:
     return took, cpu, 1 + summary.orders_sent + summary.deadlines_missed + summary.deadlines_waited
 
 
-PARTS = ("inbound", "start-up", "replay", "bot")
+PARTS = ("inbound", "start-up", "replay", "bot", "outbox")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--mails", type=int, default=600)
+    parser.add_argument("--letters", type=int, default=1000, help="the outbox's backlog")
     parser.add_argument("--cache", type=Path, default=Path(__file__).parent / ".cache")
     parser.add_argument("--skip-bot-game", action="store_true")
     parser.add_argument("--only", default=",".join(PARTS),
@@ -276,9 +310,10 @@ def main() -> None:
         url, game, seed = big_game(args.cache)
         total = _count(url, game)
     rates, latencies, cpus, starts, replays, verifies, bots, commits = [], [], [], [], [], [], [], []
+    outboxes: dict[str, list[tuple[float, float]]] = {"a Maildir": [], "memory": []}
     with tempfile.TemporaryDirectory() as tmp:
         for round_ in range(args.rounds):
-            if parts & {"inbound", "bot"}:
+            if parts & {"inbound", "bot", "outbox"}:
                 commits.append(durable_commit(Path(tmp)))
             if "inbound" in parts:
                 rate, lat, cpu = inbound(Path(tmp), args.mails)
@@ -292,6 +327,9 @@ def main() -> None:
                 verifies.append(verify_command(url, game))
             if "bot" in parts and (round_ % 2 == 0 or args.rounds == 1):
                 bots.append(bot_game(Path(tmp)))
+            if "outbox" in parts:
+                outboxes["a Maildir"].append(outbox(Path(tmp), args.letters, into_maildir=True))
+                outboxes["memory"].append(outbox(Path(tmp), args.letters, into_maildir=False))
     if commits:
         print(f"one durable commit with the bare driver (WAL, synchronous=FULL), the disk's floor: median "
               f"{_median(commits) * 1e3:.2f} ms")
@@ -307,6 +345,10 @@ def main() -> None:
             print(f"  {key}: median {_median([r[key] for r in replays]) * 1e3:.0f} ms")
         print(f"  `pbem verify` as a command on the whole game ({total} events), start-up included: median "
               f"{_median(verifies):.2f} s")
+    for into, runs in outboxes.items():
+        if runs:
+            print(f"the outbox, {args.letters} letters into {into} (SQLite): median {_median([o[0] for o in runs]):.0f} "
+                  f"letters/s; CPU median {_median([o[1] for o in runs]) * 1e3:.2f} ms a letter")
     if bots:
         print(f"8 planner bots, 20 turns, through the service layer: median {_median([b[0] for b in bots]):.1f} s "
               f"({len(bots)} games); CPU median {_median([b[1] for b in bots]):.1f} s; {bots[0][2]} durable commits")

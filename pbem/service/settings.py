@@ -50,8 +50,9 @@ class Settings:
     bounce_limit: int = 3
     #: Whether reports carry the board as a picture (bot games and benchmarks turn it off to save the time).
     board_pictures: bool = True
-    #: Seconds a sender holds the letters it took before another may take them (the outbox lease).
-    outbox_lease: int = 300
+    #: Seconds a sender's hold on the letter it delivers lasts unless renewed (the outbox lease): a live sender
+    #: renews it every third of it; a dead sender's letter goes to another sender this long after the death.
+    outbox_lease: int = 15
     #: Messages from one sender within ``flood_window`` seconds past which its mail is set aside (0: never).
     flood_limit: int = 100
     flood_window: int = 600
@@ -104,8 +105,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("board_pictures", "mail", "board_pictures", "PBEM_BOARD_PICTURES", "bool",
             "Whether each report (and the answer to MAP) carries the board as a picture: true or false."),
     Setting("outbox_lease", "mail", "outbox_lease", "PBEM_OUTBOX_LEASE", "int",
-            "Seconds a sending worker holds the letters it took; a worker killed mid-delivery leaves them to "
-            "the others after this long. Longer than any delivery takes.", low=1, high=86_400),
+            "Seconds a sender's hold on the letter it is delivering lasts unless renewed. A live sender renews it "
+            "every third of it for as long as the delivery takes; a sender killed mid-delivery leaves that one "
+            "letter to the others (or to itself, started again) this long after. Shorter: a quicker recovery, "
+            "one more small transaction every third of it while a delivery lasts.", low=1, high=86_400),
     Setting("flood_limit", "mail", "flood_limit", "PBEM_FLOOD_LIMIT", "int",
             "Messages from one sender within flood_window seconds past which `pbem serve` sets its mail aside: "
             "kept, not acted on, the sender told once (docs/mail.md, Floods). 0: never.", high=1_000_000),

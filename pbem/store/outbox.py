@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, Row, func, or_, select
+from sqlalchemy import Connection, Row, bindparam, func, null, or_, select
 from sqlalchemy.engine.interfaces import Dialect
 from sqlalchemy.exc import IntegrityError
 
@@ -37,6 +37,41 @@ def _converted(dialect: Dialect, values: dict[str, Any]) -> dict[str, Any]:
                 converters[name] = convert
         _CONVERTERS[dialect.name] = converters
     return {name: converters[name](value) if name in converters else value for name, value in values.items()}
+
+
+# A sender claims one letter at a time and marks each (pbem.service.outbound): both per letter, as hot as the
+# enqueue, and run the same way.
+_CLAIM = Prepared(
+    select(outbox.c.id, outbox.c.message_id, outbox.c.game_id, outbox.c.recipient, outbox.c.raw, outbox.c.attempts)
+    .where(outbox.c.sent_at.is_(None))
+    .where(outbox.c.next_attempt_at <= bindparam("now"))
+    .order_by(outbox.c.id)
+    .limit(1)
+    .with_for_update(skip_locked=True)  # PostgreSQL; SQLite's compiler leaves it out (BEGIN IMMEDIATE serialises)
+)
+_LEASE = Prepared(outbox.update().where(outbox.c.id == bindparam("letter")).values(next_attempt_at=bindparam("until")))
+_SENT = Prepared(
+    outbox.update()
+    .where(outbox.c.id == bindparam("letter"))
+    .values(sent_at=bindparam("at"), attempts=outbox.c.attempts + 1, last_error=null())
+)
+
+
+def _when(dialect: Dialect, value: datetime) -> Any:
+    """A time as the outbox's timestamp columns bind it for ``dialect``."""
+    return _converted(dialect, {"next_attempt_at": value})["next_attempt_at"]
+
+
+class Claimed(NamedTuple):
+    """A letter a sender took, and the lease it holds on it: ``until``, the value `renew` checks."""
+
+    id: int
+    message_id: str
+    game_id: str | None
+    recipient: str
+    raw: bytes
+    attempts: int
+    until: datetime
 
 
 class Outbox:
@@ -100,39 +135,85 @@ class Outbox:
             query = query.with_for_update(skip_locked=True)
         return list(self.conn.execute(query))
 
-    def claim(self, now: datetime, lease: timedelta, limit: int = 50) -> list[Row]:
-        """Take the letters due now for one sender: each is leased until ``now + lease``.
+    def claim(self, now: datetime, lease: timedelta) -> Claimed | None:
+        """Take the first letter due now for one sender, leased until ``now + lease``; None if none is due.
 
         The lease is what makes several senders (``pbem serve`` workers on one
-        PostgreSQL database) deliver each letter once: the rows are chosen
+        PostgreSQL database) deliver each letter once: the row is chosen
         ``FOR UPDATE SKIP LOCKED`` and pushed past ``now`` in the same
-        transaction, so no other sender sees them due until the lease runs
-        out. A sender that dies mid-delivery leaves its letters to be taken
-        again when it does (at most one more delivery, which the Maildir
-        transport recognises by the letter's Message-ID). On SQLite,
+        transaction, so no other sender sees it due until the lease runs
+        out. The value written, ``now + lease`` (``Claimed.until``), is also
+        the holder's token: `renew` and `mark_failed` check it, so a sender
+        learns when a letter was taken from it. One letter, not a batch: the
+        sender (pbem.service.outbound) renews the lease while the delivery
+        lasts, so a sender that dies leaves that one letter, for at most one
+        lease, to be taken again (at most one more delivery, which the
+        Maildir transport recognises by the letter's Message-ID), and the
+        letters after it go to the other senders meanwhile. On SQLite,
         ``BEGIN IMMEDIATE`` serialises the whole claim.
         """
-        rows = self.due(now, limit)
-        if rows:
-            self.conn.execute(
-                outbox.update().where(outbox.c.id.in_([r.id for r in rows])).values(next_attempt_at=now + lease)
-            )
-        return rows
+        dialect = self.conn.dialect
+        row = _CLAIM.run(self.conn, {"now": _when(dialect, now)}).fetchone()
+        if row is None:
+            return None
+        until = now + lease
+        _LEASE.run(self.conn, {"letter": row[0], "until": _when(dialect, until)})
+        letter_id, message_id, game_id, recipient, raw, attempts = row
+        return Claimed(letter_id, message_id, game_id, recipient, bytes(raw), attempts, until)
+
+    def renew(self, id: int, held_until: datetime, until: datetime) -> bool:  # noqa: A002
+        """Extend the lease of a letter still on its way to ``until``; False when its sender no longer holds it.
+
+        ``held_until`` is the lease the sender last wrote (by `claim` or an
+        earlier `renew`). Anyone else who wrote the letter since (another
+        sender that took it once the lease ran out, a sender that marked it
+        sent, the operator's retry or drop) changed or ended that value, and
+        then nothing is extended: the caller must stop delivering it, since
+        someone else now may. The check and the write are one statement, so
+        a claim cannot slip in between (a row lock on PostgreSQL, the write
+        lock on SQLite).
+        """
+        result = self.conn.execute(
+            outbox.update()
+            .where(outbox.c.id == id)
+            .where(outbox.c.sent_at.is_(None))
+            .where(outbox.c.next_attempt_at == held_until)
+            .values(next_attempt_at=until)
+        )
+        return result.rowcount == 1
 
     def mark_sent(self, id: int, now: datetime) -> None:  # noqa: A002
-        """Record delivery (counts as an attempt; clears ``last_error``)."""
-        self._update(id, sent_at=now, attempts=outbox.c.attempts + 1, last_error=None)
+        """Record delivery (counts as an attempt; clears ``last_error``).
+
+        Unconditional, even if the letter's lease was lost meanwhile: it was
+        delivered, and saying so ends any other sender's lease on it (its
+        `renew` then fails and it stops)."""
+        cursor = _SENT.run(self.conn, {"letter": id, "at": _when(self.conn.dialect, now)})
+        if cursor.rowcount != 1:
+            raise KeyError(f"no outbox message with id {id}")
 
     def mark_failed(
-        self, id: int, error: str, next_attempt_at: datetime  # noqa: A002
-    ) -> None:
-        """Record a failed attempt and when to try again."""
-        self._update(
-            id,
-            attempts=outbox.c.attempts + 1,
-            last_error=error,
-            next_attempt_at=next_attempt_at,
+        self, id: int, error: str, next_attempt_at: datetime, *, held_until: datetime | None = None  # noqa: A002
+    ) -> bool:
+        """Record a failed attempt and when to try again.
+
+        With ``held_until`` (the lease its sender holds, as for `renew`) only
+        while that sender still holds the letter: a sender whose letter was
+        taken from it must not push back the next attempt of the sender that
+        has it now. Returns whether the failure was recorded.
+        """
+        values = {"attempts": outbox.c.attempts + 1, "last_error": error, "next_attempt_at": next_attempt_at}
+        if held_until is None:
+            self._update(id, **values)
+            return True
+        result = self.conn.execute(
+            outbox.update()
+            .where(outbox.c.id == id)
+            .where(outbox.c.sent_at.is_(None))
+            .where(outbox.c.next_attempt_at == held_until)
+            .values(**values)
         )
+        return result.rowcount == 1
 
     def pending_count(self) -> int:
         return self.conn.execute(

@@ -103,22 +103,43 @@ def rows(db_file: Path, query: str) -> list[tuple]:
         return conn.execute(query).fetchall()
 
 
+def message_id_of(raw: bytes) -> str:
+    """A letter's Message-ID without its angle brackets."""
+    return str(BytesHeaderParser().parsebytes(raw)["Message-ID"]).strip().strip("<>")
+
+
 class SinkRelay:
     """An SMTP relay on a fixed loopback port that keeps every letter it is handed; it can go down and come back.
 
-    It keeps a letter as soon as its DATA is in, then waits ``delay`` before answering 250: a sender killed in
-    that wait has delivered the letter without knowing it, the case that can repeat a letter through a relay."""
+    It keeps a letter as soon as its DATA is in, then waits ``delay`` before answering 250 (a number, or a function
+    of the recipient's address): a sender killed in that wait has delivered the letter without knowing it, the
+    case that can repeat a letter through a relay. ``on_the_way`` says which letters it holds in that wait."""
 
-    def __init__(self, delay: float = 0.05) -> None:
+    def __init__(self, delay: float | Callable[[str], float] = 0.05) -> None:
         self.port = free_port()
         self.delay = delay
         self.received: list[bytes] = []
+        self.arrivals: list[tuple[str, float]] = []  # (Message-ID, time.monotonic() its DATA came in)
+        self._answering: dict[str, float] = {}  # Message-ID -> time.monotonic() the relay answers it
         self._controller = None
 
     async def handle_DATA(self, server, session, envelope):  # noqa: N802 (aiosmtpd's hook name)
-        self.received.append(bytes(envelope.content))
-        await asyncio.sleep(self.delay)
+        raw = bytes(envelope.content)
+        key = message_id_of(raw)
+        wait = self.delay(envelope.rcpt_tos[0]) if callable(self.delay) else self.delay
+        self._answering[key] = time.monotonic() + wait
+        self.received.append(raw)
+        self.arrivals.append((key, time.monotonic()))
+        try:
+            await asyncio.sleep(wait)
+        finally:
+            self._answering.pop(key, None)
         return "250 OK"
+
+    def on_the_way(self, at_least: float = 0.0) -> list[str]:
+        """The letters whose DATA is in and whose 250 is still ``at_least`` seconds away."""
+        now = time.monotonic()
+        return [key for key, answer in list(self._answering.items()) if answer - now >= at_least]
 
     def start(self) -> None:
         self._controller = Controller(self, hostname="127.0.0.1", port=self.port)
@@ -130,7 +151,7 @@ class SinkRelay:
             self._controller = None
 
     def message_ids(self) -> list[str]:
-        return [str(BytesHeaderParser().parsebytes(raw)["Message-ID"]).strip().strip("<>") for raw in self.received]
+        return [message_id_of(raw) for raw in self.received]
 
 
 # A message that failed stays failed until an operator retries it (`pbem queue`): the checks that follow find it.

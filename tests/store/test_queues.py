@@ -136,18 +136,102 @@ def test_due_compares_times_across_time_zones(db_engine):
 
 def test_a_claimed_letter_is_not_due_to_another_sender_until_its_lease_runs_out(db_engine):
     """The outbox lease: what one sender took, committed, no other sender takes while it delivers."""
-    lease = timedelta(minutes=5)
+    lease = timedelta(seconds=15)
     with db_engine.begin() as conn:
         ids = [enqueue(Outbox(conn), n) for n in range(3)]
     with db_engine.begin() as conn:
-        assert [r.id for r in Outbox(conn).claim(NOW, lease, limit=2)] == ids[:2]
-    with db_engine.begin() as conn:
-        assert [r.id for r in Outbox(conn).claim(NOW + timedelta(seconds=1), lease)] == ids[2:]
+        first = Outbox(conn).claim(NOW, lease)
+        assert (first.id, first.recipient, first.raw, first.attempts, first.until) == (ids[0], "p0@x", b"mail 0", 0,
+                                                                                      NOW + lease)
+        assert Outbox(conn).get(ids[0]).next_attempt_at == NOW + lease
+    with db_engine.begin() as conn:  # one letter a claim: the next sender takes the next one
+        assert Outbox(conn).claim(NOW, lease).id == ids[1]
+        assert Outbox(conn).claim(NOW + timedelta(seconds=1), lease).id == ids[2]
         Outbox(conn).mark_sent(ids[0], NOW + timedelta(seconds=2))
     with db_engine.begin() as conn:
-        assert Outbox(conn).claim(NOW + timedelta(minutes=4), lease) == []
-        # the first sender died with ids[1] on its way: taken again once the lease is over, never the sent one
-        assert [r.id for r in Outbox(conn).claim(NOW + lease, lease)] == ids[1:2]
+        assert Outbox(conn).claim(NOW + timedelta(seconds=14), lease) is None
+    with db_engine.begin() as conn:  # the second sender died with ids[1] on its way: taken again once the lease is
+        assert Outbox(conn).claim(NOW + lease, lease).id == ids[1]  # over, never the sent one
+        assert Outbox(conn).claim(NOW + lease, lease) is None
+
+
+def test_a_renewed_lease_keeps_the_letter_and_only_its_holder_can_renew_it(db_engine):
+    """The lease written is the holder's token: renewing moves it on; a stale token renews nothing."""
+    lease = timedelta(seconds=15)
+    with db_engine.begin() as conn:
+        oid = enqueue(Outbox(conn), 1)
+    with db_engine.begin() as conn:
+        assert Outbox(conn).claim(NOW, lease).until == NOW + lease
+    held = NOW + lease
+    with db_engine.begin() as conn:
+        assert Outbox(conn).renew(oid, held, NOW + timedelta(seconds=25))
+        assert Outbox(conn).get(oid).next_attempt_at == NOW + timedelta(seconds=25)
+    with db_engine.begin() as conn:
+        # past the first lease, but renewed: not due to another sender
+        assert Outbox(conn).claim(NOW + timedelta(seconds=20), lease) is None
+        assert not Outbox(conn).renew(oid, held, NOW + timedelta(seconds=40))  # the old token is spent
+    with db_engine.begin() as conn:  # the holder stopped renewing: another sender takes it once the lease ends
+        assert Outbox(conn).claim(NOW + timedelta(seconds=25), lease).id == oid
+    with db_engine.begin() as conn:
+        assert not Outbox(conn).renew(oid, NOW + timedelta(seconds=25), NOW + timedelta(seconds=45))
+        assert Outbox(conn).renew(oid, NOW + timedelta(seconds=40), NOW + timedelta(seconds=45))
+
+
+def test_a_lease_ends_when_the_letter_is_sent_retried_or_dropped(db_engine):
+    lease = timedelta(seconds=15)
+    with db_engine.begin() as conn:
+        ids = [enqueue(Outbox(conn), n) for n in range(3)]
+    with db_engine.begin() as conn:
+        assert [Outbox(conn).claim(NOW, lease).id for _ in ids] == ids
+        Outbox(conn).mark_sent(ids[0], NOW + timedelta(seconds=1))
+        Outbox(conn).retry_now(ids[1], NOW + timedelta(seconds=1))
+        Outbox(conn).drop(ids[2], NOW + timedelta(seconds=1))
+    with db_engine.begin() as conn:
+        assert [Outbox(conn).renew(i, NOW + lease, NOW + timedelta(seconds=20)) for i in ids] == [False] * 3
+        assert Outbox(conn).get(ids[0]).next_attempt_at == NOW + lease  # nothing written
+        assert Outbox(conn).get(ids[1]).next_attempt_at == NOW + timedelta(seconds=1)
+
+
+def test_a_failure_is_recorded_only_by_the_sender_that_holds_the_letter(db_engine):
+    """A sender whose letter was taken must not push back the next attempt of the sender that has it now."""
+    lease = timedelta(seconds=15)
+    with db_engine.begin() as conn:
+        oid = enqueue(Outbox(conn), 1)
+        Outbox(conn).claim(NOW, lease)
+    later = NOW + timedelta(minutes=1)
+    with db_engine.begin() as conn:
+        Outbox(conn).claim(NOW + lease, lease)  # the first sender's lease ran out; a second took the letter
+        assert not Outbox(conn).mark_failed(oid, "421 busy", later, held_until=NOW + lease)
+        row = Outbox(conn).get(oid)
+        assert (row.attempts, row.last_error, row.next_attempt_at) == (0, None, NOW + 2 * lease)
+        assert Outbox(conn).mark_failed(oid, "421 busy", later, held_until=NOW + 2 * lease)
+        row = Outbox(conn).get(oid)
+        assert (row.attempts, row.last_error, row.next_attempt_at) == (1, "421 busy", later)
+
+
+def test_a_renewal_that_meets_another_senders_claim_renews_nothing(db_engine):
+    """The check and the write of a renewal are one statement: a claim that commits while the renewal waits for
+    its lock wins, and the renewal sees the letter taken (PostgreSQL: the row lock; SQLite: the write lock)."""
+    lease = timedelta(seconds=15)
+    with db_engine.begin() as conn:
+        oid = enqueue(Outbox(conn), 1)
+        Outbox(conn).claim(NOW, lease)
+    renewed: list[bool] = []
+    with db_engine.begin() as conn:
+        assert Outbox(conn).claim(NOW + lease, lease).id == oid  # the lease ran out: taken
+
+        def first_sender_renews() -> None:
+            with db_engine.begin() as other:
+                renewed.append(Outbox(other).renew(oid, NOW + lease, NOW + lease + timedelta(seconds=5)))
+
+        renewal = threading.Thread(target=first_sender_renews)
+        renewal.start()
+        renewal.join(0.5)
+        assert renewed == []  # it waits for the claim's transaction
+    renewal.join(30)
+    assert renewed == [False]
+    with db_engine.begin() as conn:
+        assert Outbox(conn).get(oid).next_attempt_at == NOW + 2 * lease
 
 
 def test_outbox_workers_take_disjoint_batches_on_postgresql(postgres_url):
@@ -164,6 +248,24 @@ def test_outbox_workers_take_disjoint_batches_on_postgresql(postgres_url):
             batch2 = [r.id for r in Outbox(second).due(NOW, limit=10)]
         assert batch1 == ids[:2]
         assert batch2 == ids[2:]
+    finally:
+        engine.dispose()
+
+
+def test_two_senders_claiming_at_once_take_different_letters_on_postgresql(postgres_url):
+    """The claim skips a letter another sender's open claim has locked, rather than waiting for it or taking it."""
+    from pbem.store import make_engine, upgrade
+
+    engine = make_engine(postgres_url)
+    try:
+        upgrade(engine)
+        with engine.begin() as conn:
+            ids = [enqueue(Outbox(conn), n) for n in range(2)]
+        lease = timedelta(seconds=15)
+        with engine.begin() as first, engine.begin() as second:
+            taken = [Outbox(first).claim(NOW, lease).id, Outbox(second).claim(NOW, lease).id]
+            assert Outbox(second).claim(NOW, lease) is None
+        assert taken == ids
     finally:
         engine.dispose()
 
