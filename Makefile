@@ -26,9 +26,10 @@ visibility: $(BIN)/pbem
 property: $(BIN)/pbem
 	PBEM_PROPERTY_GAMES=200 $(BIN)/pytest -q tests/property
 
-# Ten thousand generated messages through the inbound path (docs/mail.md); CI runs it after the tests.
+# Ten thousand generated messages through the inbound path, and every pattern timed on inputs built against it
+# (docs/mail.md); CI runs it after the tests.
 fuzz: $(BIN)/pbem
-	$(BIN)/pytest -q -m fuzz tests/fuzz
+	$(BIN)/pytest -q -m fuzz tests/fuzz tests/mail/test_patterns.py
 
 # Faults survived by real processes (docs/reliability.md); CI runs them after the tests.
 hostile: hostile-kill hostile-relay hostile-workers hostile-sender hostile-disk hostile-flood hostile-stranger

@@ -31,9 +31,10 @@ from pbem.rules.phases.trade import (
 from .grammar import Actor, LineError, Parser, count, name, player_of
 
 
-#: "2 Salt", "2x Salt", "Salt 2", "Salt x2". The count after the card starts where a run of digits starts
-#: (the look-behind): otherwise each letter of "Salt" followed by a long run of digits reads the run again.
-_COUNTED_CARD = re.compile(r"(\d+)\s*x?\s+(.+)|(.+?)\s*x?\s*(?<!\d)(\d+)", re.IGNORECASE)
+#: "2 Salt", "2x Salt", "Salt 2", "Salt x2". Each run (digits, blanks) is read from where it starts and taken
+#: whole (the look-behinds, the possessives): otherwise each character before a long run reads it again.
+#: Anchored (\A): the lazy card is read from the item's start only, as fullmatch reads it.
+_COUNTED_CARD = re.compile(r"\A(?:(?<!\d)(\d++)(?:\s*+x\s++|\s++)(.+)|(.+?)(?<!\s)\s*+x?\s*+(?<!\d)(\d++))", re.IGNORECASE)
 
 
 def cards(state: GameState, text: str, notes: list[str]) -> tuple[str, ...]:
