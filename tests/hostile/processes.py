@@ -207,6 +207,13 @@ class Maildirs:
             times = self.answered.get(f"{key}@players.example")
             return min(times) if times else None
 
+    def wait_for_answer(self, key: str, timeout: float = 30) -> float | None:
+        """When the first answer to message ``key`` appeared, waiting up to ``timeout`` seconds; None if none did."""
+        until = time.monotonic() + timeout
+        while (answered := self.first_answer(key)) is None and time.monotonic() < until:
+            time.sleep(0.005)
+        return answered
+
 
 def letters_in(maildir: Path, address: str) -> list:
     """The headers of every letter in ``address``'s Maildir (new/ and cur/)."""
