@@ -70,6 +70,9 @@ STRANGER = "eve@strangers.example"
 EVERY = 1.0  # seconds between one player's answer and his next message
 SESSION = 1.0  # seconds: the bound for a player's SMTP session, connection to 250
 ANSWER = 2.0  # seconds: the bound from a player's 250 to his acknowledgement in his Maildir
+#: Messages each player sends at least: on a fast machine the stranger's mail is all handled within ten of
+#: them, and the figures should not depend on how fast it went.
+MEASURED_EACH = 10
 ANN, BEN, CY = PLAYERS
 NEAR = 5000  # octets: each stranger's message is at most this much under max_message_bytes
 
@@ -160,8 +163,8 @@ def test_a_strangers_megabytes_of_every_shape_keep_the_players_answered_at_once(
 
         def player(who, body: str) -> None:
             for j in range(10**9):
-                if stranger.poll() is not None and not rows(db_file, UNPROCESSED)[0][0]:
-                    return  # the stranger's mail is in and handled
+                if j >= MEASURED_EACH and stranger.poll() is not None and not rows(db_file, UNPROCESSED)[0][0]:
+                    return  # the stranger's mail is in and handled, and enough of this player's measured
                 key = f"{who.name.lower()}-{j}"
                 message = _player_message(who, reply_to[who.email], key, body.format(j=j))
                 opened, opened_at = time.monotonic(), time.time()
@@ -180,9 +183,7 @@ def test_a_strangers_megabytes_of_every_shape_keep_the_players_answered_at_once(
                     steps.append(time.monotonic())
                 phases[key] = [round(b - a, 3) for a, b in zip([opened, *steps], steps)]
                 window[key] = (opened_at, taken_at)
-                waited_until = time.monotonic() + 30
-                while (answered := watcher.first_answer(key)) is None and time.monotonic() < waited_until:
-                    time.sleep(0.005)
+                answered = watcher.wait_for_answer(key)
                 if answered is None:
                     missing.append(key)
                 else:
@@ -227,7 +228,7 @@ def test_a_strangers_megabytes_of_every_shape_keep_the_players_answered_at_once(
 
     assert sent["failures"] == [] and len(sent["sent"]) == len(stranger_ids), sent["failures"]
     assert missing == [], f"no answer within 30 s to {missing}"
-    assert len(measured) >= 20
+    assert len(measured) >= 2 * MEASURED_EACH
     slow = [(k, round(s, 3), round(a, 3), phases[k], _in_flight(sent["sent"], window[k]))
             for k, s, a in measured if s >= SESSION or a >= ANSWER]
     assert slow == [], (f"players' mails over {SESSION} s to 250 or {ANSWER} s to the answer (key, session, answer, "
