@@ -146,6 +146,23 @@ def _bracket(message_id: str) -> str:
     return f"<{mid}>"
 
 
+def _parent(in_reply_to: str | None) -> str | None:
+    """The bracketed id of the message a letter answers, or None when no header can name it.
+
+    The id comes from the incoming message, as its sender wrote it: a broken
+    client or a forger may put a no-break space or raw 8-bit bytes in it. The
+    answer still goes, only not threaded under that message (the game's
+    thread root still threads it). A control character stays: the header's
+    writer shows it escaped.
+    """
+    if not in_reply_to:
+        return None
+    mid = in_reply_to.strip().strip("<>").strip()
+    if not mid or not mid.isascii() or _NOT_IN_MESSAGE_ID.search(mid):
+        return None
+    return f"<{mid}>"
+
+
 def build_message(
     *,
     sender: str,
@@ -233,8 +250,7 @@ def _composed(
     if reply_to:
         msg["Reply-To"] = reply_to
     refs = [_bracket(r) for r in references]
-    if in_reply_to:
-        parent = _bracket(in_reply_to)
+    if (parent := _parent(in_reply_to)) is not None:
         msg["In-Reply-To"] = parent
         if parent not in refs:
             refs.append(parent)
@@ -283,8 +299,7 @@ def _header_fields(
     if reply_to:
         fields.append(("Reply-To", reply_to))
     refs = [_bracket(r) for r in references]
-    if in_reply_to:
-        parent = _bracket(in_reply_to)
+    if (parent := _parent(in_reply_to)) is not None:
         fields.append(("In-Reply-To", parent))
         if parent not in refs:
             refs.append(parent)

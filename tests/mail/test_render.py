@@ -306,6 +306,19 @@ def test_build_message_escapes_a_control_character_in_any_header_field(renderer)
     assert "\\x9b" in parsed.get_body(preferencelist=("html",)).get_content()
 
 
+@pytest.mark.parametrize("parent", ["6A9D-8\xa0H9@x", "a b@x", "\u00fcber@x", "a<b>@x", "<>", "   "])
+def test_a_parent_id_no_header_can_carry_leaves_the_letter_unthreaded_under_it(renderer, parent):
+    """A Message-ID as a broken client wrote it (a no-break space, 8-bit text): the answer goes, without In-Reply-To.
+
+    The fuzz found it: such an id crashed the acknowledgement, and with it the message's handling.
+    """
+    raw = build(RenderedMail("Hi", "body\n", "<p>body</p>\n"), in_reply_to=parent, references=["root@pbem.example"])
+    parsed = email.message_from_bytes(raw, policy=email.policy.default)
+    assert parsed["In-Reply-To"] is None
+    assert parsed["References"] == "<root@pbem.example>"
+    assert parsed["Auto-Submitted"] == "auto-replied"
+
+
 def test_make_message_id():
     a = make_message_id("seed-1", "Civ.Example.org")
     assert a == make_message_id("seed-1", "civ.example.org")
