@@ -41,6 +41,7 @@ from . import (
 )
 from . import press as press_orders
 from .grammar import Actor, LineError, Parser, name
+from .sign_offs import STOP_WORDS, bare, is_first_name, is_sign_off, one_edit_away
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,24 @@ def _verb_or_none(word: str) -> str | None:
         return None
 
 
+def _slip_of(word: str) -> str | None:
+    """The one verb ``word`` is a slip of the finger away from (`one_edit_away`), or None (none, or several)."""
+    word = word.upper().rstrip(":")
+    if len(word) < 3 or len(word) > _LONGEST_VERB:
+        return None
+    near = [verb for verb in VERBS if verb not in WHOLE_VERBS and one_edit_away(word, verb)]
+    return near[0] if len(near) == 1 else None
+
+
+def _reads_as(verb: str, rest: str, state: GameState, actor: Actor) -> tuple[Any, list[str]] | None:
+    """The command the rest of a line makes as ``verb``'s order, with its notes; None when it makes none."""
+    notes: list[str] = []
+    try:
+        return VERBS[verb][0](state, actor, rest, notes), notes
+    except Exception:  # a probe: whatever the parser objects to, the line is no order of that verb
+        return None
+
+
 def _meant_as_order(head: str, rest: str, state: GameState, actor: Actor) -> bool:
     """Whether a line with an unknown first word was meant as an order.
 
@@ -170,6 +189,15 @@ def _help(state: GameState | None, rest: str) -> str:
 #: "FOR <who>: <order>" or "FOR <who> <order>". The blanks before the colon start where their run does (the
 #: look-behind): "(.+?)\s*:" read a long run of blanks again from each of them.
 _FOR = re.compile(r"^for\s++(.+?)(?<!\s)\s*+:\s*(.+)$|^for\s+(\S+)\s+(.+)$", re.IGNORECASE)
+
+
+def _for_another(text: str) -> bool:
+    """Whether a player's line beginning with FOR is the moderator's order form: its order starts with a verb."""
+    match = _FOR.match(text)
+    if not match:
+        return False
+    order = (match.group(2) or match.group(4)).split()
+    return bool(order) and bare(order[0]).upper() in VERBS
 
 
 def _on_behalf(state: GameState, text: str) -> tuple[Actor, str]:
@@ -235,15 +263,81 @@ def written_lines(text: str) -> Written:
     return Written(tuple(found), tuple(notes))
 
 
+#: Lines a sign-off may have after it (a name, a title, a telephone number): one with more is a thank-you
+#: in the middle of a letter, and the lines after it are read.
+_SIGNED_LINES = 3
+
+
+def _end_of_reading(written: Written) -> tuple[int, str] | None:
+    """(the index of the line that ends the reading, that line): END or SIGNOFF, or a sign-off near the end."""
+    for index, (_number, line, press_body) in enumerate(written.lines):
+        if press_body is not None:
+            continue
+        if bare(line).upper() in STOP_WORDS:
+            return index, line
+        if is_sign_off(line) and len(written.lines) - index - 1 <= _SIGNED_LINES:
+            return index, line
+    return None
+
+
+def _would_be_order(line: str) -> bool:
+    """Whether a line not read (after a sign-off) begins with a verb or a question written whole: worth a word."""
+    head = bare(line.split()[0]).upper()
+    return (head in VERBS or head in QUERY_VERBS) and not (len(line.split()) == 1 and is_first_name(head))
+
+
+def _query_arguments(rest: str, state: GameState) -> bool:
+    """Whether what follows a query word is its arguments (numbers, players' and nations' names), not prose.
+
+    "HISTORY 20", "EXPLAIN 431" are questions; "Orders in the block below."
+    is a sentence that happens to begin with one.
+    """
+    known = {p.name.upper() for p in state.players} | {p.nation.upper() for p in state.players if p.nation}
+    return all(word.isdigit() or word.upper() in known for word in (bare(w) for w in rest.split()))
+
+
+def _lone_word(line: str, notes: list[str]) -> str | None:
+    """A line of one word: the word when it is a verb or a question written whole, else None (and why, if it helps).
+
+    A beginning of a verb or a slip alone on its line is never an order:
+    "Hal" and "Ann" are how people sign, and what HALT or a wrong ANNOUNCE
+    would do cannot be taken back by the player. A lone slip of a verb that
+    is no name ("Hlat") gets a word in the acknowledgement.
+    """
+    word = bare(line)
+    upper = word.upper()
+    if upper in HELP_VERBS or upper in QUERY_VERBS or (upper in VERBS and not is_first_name(word)):
+        return upper
+    slip = _slip_of(word) if word and not is_first_name(word) else None
+    if slip is not None:
+        notes.append(f"Not read: '{line}' alone on a line is no order; write {slip} in full if you meant it.")
+    return None
+
+
 def parse_orders(text: str | Written, state: GameState, actor: Actor) -> Orders:
     """Parse every line; a bad line gets an error and the rest still count."""
     written = text if isinstance(text, Written) else written_lines(text)
     lines: list[OrderLine] = []
     ignored: list[str] = []
+    notes: list[str] = list(written.notes)
     secret: str | None = None
-    for number, line, press_body in written.lines:
+    end = _end_of_reading(written)
+    for index, (number, line, press_body) in enumerate(written.lines):
+        if end is not None and index >= end[0]:
+            if index > end[0] and _would_be_order(line):
+                notes.append(f"Not read: '{line[:80]}' comes after '{end[1]}', where your letter ends; "
+                             "put orders above it.")
+            elif index > end[0] or bare(end[1]).upper() not in STOP_WORDS:
+                ignored.append(line)
+            continue
         words = line.split(None, 1)
         head, rest = words[0], (words[1].strip() if len(words) > 1 else "")
+        if len(words) == 1 and head.upper() != "PRESS":
+            whole = _lone_word(line, notes)
+            if whole is None:
+                ignored.append(line)
+                continue
+            head = line = whole
         if head.upper() != "PRESS":
             # One space between words: no parser then meets a long run of blanks (docs/mail.md, the pattern audit).
             if len(line) > MAX_LINE_CHARS:
@@ -264,6 +358,9 @@ def parse_orders(text: str | Written, state: GameState, actor: Actor) -> Orders:
                 lines.append(OrderLine(number, line, help=_help(state, rest)))
                 continue
             if head.upper().rstrip("?:") in QUERY_VERBS:
+                if not _query_arguments(rest, state):
+                    ignored.append(line)  # a sentence beginning with the word: prose
+                    continue
                 lines.append(OrderLine(number, line, query=(head.upper().rstrip("?:"), rest)))
                 continue
             if head.upper() == "PRESS":
@@ -271,23 +368,41 @@ def parse_orders(text: str | Written, state: GameState, actor: Actor) -> Orders:
                 lines.append(OrderLine(number, line, command, canonical(command, state)))
                 continue
             who = actor
+            if head.upper() == "FOR" and not actor.moderator:
+                if _for_another(line):
+                    raise LineError("only the moderator gives orders for another player: write your own orders "
+                                    "without FOR")
+                ignored.append(line)  # "For the record, ...": prose
+                continue
             if head.upper() == "FOR" and actor.moderator:
                 who, line_order = _on_behalf(state, line)
                 words = line_order.split(None, 1)
                 head, rest = words[0], (words[1].strip() if len(words) > 1 else "")
-            try:
-                verb = _verb(head)
-            except LineError:
+            verb = _verb_or_none(head)
+            if verb is not None and verb != head.upper().rstrip(":") and is_first_name(head):
+                # "Ann Smith": a name, unless the rest reads as the order its beginning would make
+                read = _reads_as(verb, rest, state, who)
+                if read is None:
+                    ignored.append(line)
+                    continue
+            if verb is None:
+                slip = _slip_of(head)
+                read = _reads_as(slip, rest, state, who) if slip is not None else None
+                if read is not None:
+                    command, line_notes = read
+                    line_notes.insert(0, f"read '{head}' as {slip}")
+                    lines.append(OrderLine(number, line, command, canonical(command, state), notes=tuple(line_notes)))
+                    continue
                 if not _meant_as_order(head, rest, state, who):
                     ignored.append(line)
                     continue
-                raise
+                verb = _verb(head)  # raises: unknown order, with the nearest verbs
             parser, _usage = VERBS[verb]
-            line_notes: list[str] = []
+            line_notes = []
             command = parser(state, who, rest, line_notes)
             lines.append(OrderLine(number, line, command, canonical(command, state), notes=tuple(line_notes)))
         except LookupError as exc:
             lines.append(OrderLine(number, line, error=str(exc).strip("'\"")))
         except LineError as exc:
             lines.append(OrderLine(number, line, error=str(exc), suggestions=exc.suggestions))
-    return Orders(tuple(lines), secret, written.notes, ignored=tuple(ignored))
+    return Orders(tuple(lines), secret, tuple(notes), ignored=tuple(ignored))

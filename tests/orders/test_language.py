@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from pbem.orders.language import Actor, parse_orders
 from pbem.rules import engine as E
 from pbem.rules.core.commands import PassDeadline, RevealSeed, RollBack
@@ -33,7 +35,7 @@ def test_a_plain_misspelling_is_read_and_said():
 
 
 def test_unknown_words_get_line_numbers_reasons_and_suggestions():
-    text = "# my orders\n\nNATON Crete\nPLACE Atlantis\nPLACE Knossos\n"
+    text = "# my orders\n\nNATOON Crete\nPLACE Atlantis\nPLACE Knossos\n"
     orders = parse_orders(text, game(), Actor(player_id=1))
     bad = orders.errors
     assert [line.number for line in bad] == [3, 4]
@@ -90,9 +92,81 @@ def test_lines_that_are_no_order_attempt_are_ignored_not_errors():
 
 
 def test_a_near_verb_whose_line_reads_as_its_order_is_an_error_with_the_verb_offered():
-    orders = parse_orders("PLCAE Knossos\nPlease Knossos\n", game(), Actor(player_id=1))
-    assert [line.text for line in orders.errors] == ["PLCAE Knossos", "Please Knossos"]
+    orders = parse_orders("PLCCE Knossos\nPlease Knossos\n", game(), Actor(player_id=1))
+    assert [line.text for line in orders.errors] == ["PLCCE Knossos", "Please Knossos"]
     assert all(line.suggestions[0] == "PLACE <area>" for line in orders.errors)
+
+
+@pytest.mark.parametrize("slip", ["PLCAE", "plaec", "PLAE", "pllace", "Palce"])
+def test_a_verb_one_slip_away_is_read_as_it_when_the_rest_is_its_order_and_said(slip):
+    """Two letters swapped, one missing or one extra: read, with the reading named; a letter for another is not."""
+    (line,) = parse_orders(f"{slip} Knossos", game(), Actor(player_id=1)).lines
+    assert line.command == PlaceStartToken(1, "Knossos")
+    assert line.notes == (f"read '{slip}' as PLACE",)
+
+
+def test_a_slip_whose_rest_is_no_order_of_that_verb_is_prose_or_an_error_as_before():
+    orders = parse_orders("Plaec de problème\nPas de problème\n", game(), Actor(player_id=1))
+    assert orders.commands == [] and orders.errors == []
+    assert orders.ignored == ("Plaec de problème", "Pas de problème")
+
+
+@pytest.mark.parametrize("word", ["Hal", "Ann", "Don", "Fin", "Nat", "Pla", "Hal.", "ann,", "Plac", "HALTT", "Hlat"])
+def test_a_beginning_or_a_slip_of_a_verb_alone_on_its_line_is_never_an_order(word):
+    """"Hal" under "Thanks," ended a ship step as HALT; "Ann" was read as ANNOUNCE and answered with an error."""
+    orders = parse_orders(f"NATION Crete\n{word}", game(), Actor(player_id=1))
+    assert [line.canonical for line in orders.lines] == ["NATION Crete"]
+    assert orders.ignored == (word,)
+
+
+def test_a_lone_slip_that_is_no_name_gets_a_word_and_a_name_none():
+    assert parse_orders("Hlat", game(), Actor(player_id=1)).notes == (
+        "Not read: 'Hlat' alone on a line is no order; write HALT in full if you meant it.",)
+    assert parse_orders("Hal", game(), Actor(player_id=1)).notes == ()
+
+
+@pytest.mark.parametrize("word", ["HALT", "halt", "Halt.", "DONE!", "- HALT"])
+def test_a_verb_written_whole_alone_on_its_line_is_an_order(word):
+    (line,) = parse_orders(word, game(), Actor(player_id=1)).lines
+    assert line.command is not None or line.error  # read as HALT/DONE: legal or not, it was meant
+
+
+@pytest.mark.parametrize("ending", ["Thanks,", "Cheers, Hal", "Merci,", "Viele Grüße", "Saludos,", "Grazie!", "END", "SIGNOFF"])
+def test_nothing_after_the_end_of_a_letter_is_read_and_an_order_there_is_named(ending):
+    orders = parse_orders(f"NATION Crete\n{ending}\nAnn Smith\nHALT", game(), Actor(player_id=1))
+    assert [line.canonical for line in orders.lines] == ["NATION Crete"]
+    assert orders.notes == (f"Not read: 'HALT' comes after '{ending}', where your letter ends; put orders above it.",)
+
+
+def test_a_thank_you_in_the_middle_of_a_letter_ends_nothing():
+    orders = parse_orders("Thanks!\nNATION Crete\nPLACE Knossos\nsee you\nmore prose\nand more\nto come", game(), Actor(player_id=1))
+    assert [line.canonical for line in orders.lines] == ["NATION Crete", "PLACE Knossos"]
+
+
+@pytest.mark.parametrize("prose", ["Orders in the block below.", "Status of the trade: pending", "Map looks great!",
+                                   "History will judge us", "Hand over Crete please", "Board games are fun",
+                                   "Explain why I lost Ur?"])
+def test_a_sentence_beginning_with_a_question_word_is_prose(prose):
+    orders = parse_orders(prose, game(), Actor(player_id=1))
+    assert orders.lines == () and orders.ignored == (prose,)
+
+
+@pytest.mark.parametrize("query", ["STATUS", "Orders?", "HISTORY 20", "EXPLAIN 431", "map", "HAND"])
+def test_a_question_word_with_its_arguments_is_a_question(query):
+    (line,) = parse_orders(query, game(), Actor(player_id=1)).lines
+    assert line.query is not None
+
+
+def test_a_player_writing_the_moderators_for_is_told_why_and_for_the_record_is_prose():
+    orders = parse_orders("FOR Ben: NATION Thrace\nFor the record, I like Crete.", game(), Actor(player_id=1))
+    (line,) = orders.lines
+    assert line.command is None and "only the moderator" in line.error
+    assert orders.ignored == ("For the record, I like Crete.",)
+
+
+def test_a_first_name_is_an_order_only_when_the_rest_reads_as_one():
+    orders = parse_orders("Ann Smith\nHal Jordan", game(), Actor(player_id=1))
+    assert orders.lines == () and orders.ignored == ("Ann Smith", "Hal Jordan")
 
 
 def test_a_line_note_stays_with_its_line():
