@@ -23,7 +23,6 @@ import json
 import re
 import threading
 from dataclasses import replace
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -31,8 +30,9 @@ import pytest
 from pbem.rules.engine import pending
 from pbem.service.games import NewPlayer, create_game, submit
 from pbem.service.projector import load_state
-from pbem.service.server import PostOffice
+from pbem.service.server import PostOffice, utc_now
 from pbem.service.settings import Settings
+from pbem.store import games as store_games
 from pbem.store.database import ensure_schema, make_engine
 from pbem.store.unit_of_work import UnitOfWork
 
@@ -40,9 +40,14 @@ from .mailclient import letters, send, text_of
 
 PEOPLE = Path(__file__).parent.parent / "mail" / "people"
 CASES = json.loads((PEOPLE / "cases.json").read_text(encoding="utf-8"))
-BEN, ANN = "ben@example.net", "ann@example.org"
-PLAYERS = [NewPlayer("Ann", ANN), NewPlayer("Ben", BEN), NewPlayer("Cy", "cy@example.com")]
-T0 = datetime(2026, 11, 25, 8, 0, tzinfo=timezone.utc)
+
+
+def _players(game: str) -> list[NewPlayer]:
+    """The three players of one game, with addresses of that game: each Maildir folder holds one game's
+    letters, so reading it costs the same at the last case as at the first."""
+    return [NewPlayer("Ann", f"ann.{game}@example.org"), NewPlayer("Ben", f"ben.{game}@example.net"),
+            NewPlayer("Cy", f"cy.{game}@example.com")]
+
 #: With seed s1 Ben is asked first and picks Crete; the others take what the movement quote shows.
 SETUP = {"Ben": "NATION Crete\nPLACE Knossos", "Ann": "NATION Italy\nPLACE Etruria", "Cy": "NATION Thrace\nPLACE Scythia"}
 PRESS_FROM_ANN = "PRESS TO Crete: shall we share the sea? I keep out of Knossos if you keep out of Etruria."
@@ -74,16 +79,26 @@ class Office:
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
-    """One SQLite database and one running server for the module; each case plays its own game in it."""
+    """One SQLite database and one running server for the module; each case plays its own game in it.
+
+    Two costs no case needs are cut, to keep some 200 games under two minutes: the board picture of each
+    report (seconds to draw) and the scrypt work factor of the players' secrets (50 ms each, three a game;
+    the hash names its own factor, so checks stay consistent).
+    """
     root = tmp_path_factory.mktemp("people")
     url = f"sqlite:///{root / 'pbem.sqlite'}"
-    settings = replace(Settings(), db_url=url, maildir=root / "mail", listen_port=0, bounce_limit=99)
+    settings = replace(
+        Settings(), db_url=url, maildir=root / "mail", listen_port=0, bounce_limit=99, board_pictures=False
+    )
+    cheap = pytest.MonkeyPatch()
+    cheap.setattr(store_games, "_SCRYPT_N", 2**4)
     db = make_engine(url)
     ensure_schema(db)
     office = Office(db, settings)
     yield db, settings, office
     office.close()
     db.dispose()
+    cheap.undo()
 
 
 def _state(db, game: str):
@@ -99,17 +114,17 @@ def _asked(db, game: str) -> tuple[str, str]:
 
 def _reach(db, settings, game: str, position: str) -> None:
     """Play the game to the position the case answers: Crete's turn to move, or (nation) nothing to do."""
-    create_game(db, settings, game, PLAYERS, seed="s1", moderator_email="mod@example.org", now=T0)
+    create_game(db, settings, game, _players(game), seed="s1", moderator_email="mod@example.org", now=utc_now())
     if position == "nation":
         return
     for _ in range(3):
         who, _step = _asked(db, game)
-        submit(db, settings, game, who, SETUP[who], now=T0)
+        submit(db, settings, game, who, SETUP[who], now=utc_now())
     for _ in range(12):
         who, step = _asked(db, game)
         if (who, step) == ("Ben", "moves"):
             break
-        submit(db, settings, game, who, "HALT", now=T0)
+        submit(db, settings, game, who, "HALT", now=utc_now())
     assert _asked(db, game) == ("Ben", "moves")
 
 
@@ -117,7 +132,7 @@ def _quoted_letter(db, game: str, case: dict):
     """The letter of ours the case answers: Ben's latest of its kind."""
     kind = {"prompt": "prompt", "report": "report", "ack": "ack", "press": "notice"}[case["answers"]]
     with UnitOfWork(db) as uow:
-        rows = [r for r in uow.outbox.list(game) if r.recipient == BEN and r.kind == kind]
+        rows = [r for r in uow.outbox.list(game) if r.recipient == f"ben.{game}@example.net" and r.kind == kind]
     assert rows, f"no {kind} letter to Ben in {game}"
     row = rows[-1]
     return row, email.message_from_bytes(bytes(row.raw), policy=email.policy.default)
@@ -134,7 +149,8 @@ def _fill(raw: bytes, values: dict[str, str]) -> bytes:
     return raw
 
 
-def _mine(settings, game: str, address: str = BEN):
+def _mine(settings, game: str, who: str = "ben"):
+    address = next(p.email for p in _players(game) if p.name.lower() == who)
     return [m for m in letters(settings.maildir, address) if f"[{game}]" in str(m["Subject"])]
 
 
@@ -177,23 +193,23 @@ def test_people_reply(world, case):
     game = "p" + str(CASES.index(case))
     _reach(db, settings, game, case["position"])
     if case["answers"] == "press":
-        submit(db, settings, game, "Ann", PRESS_FROM_ANN, now=T0)
+        submit(db, settings, game, "Ann", PRESS_FROM_ANN, now=utc_now())
     row, letter = _quoted_letter(db, game, case)
     version = _state(db, game).version
     office.idle()
-    before, ann_before = len(_mine(settings, game)), len(_mine(settings, game, ANN))
+    before, ann_before = len(_mine(settings, game)), len(_mine(settings, game, "ann"))
     raw = _fill(
         (PEOPLE / case["file"]).read_bytes(),
-        {"FROM": BEN, "REPLY_TO": str(letter["Reply-To"]), "PROMPT_ID": row.message_id,
+        {"FROM": f"ben.{game}@example.net", "REPLY_TO": str(letter["Reply-To"]), "PROMPT_ID": row.message_id,
          "SUBJECT": _header_value(str(letter["Subject"]))},
     )
     sent_id = str(email.message_from_bytes(raw, policy=email.policy.compat32)["Message-ID"]).strip()
-    send(office.office.port, raw, BEN, [str(letter["Reply-To"])])
+    send(office.office.port, raw, f"ben.{game}@example.net", [str(letter["Reply-To"])])
     office.idle()
 
     answers = [m for m in _mine(settings, game)[before:] if sent_id in str(m.get("In-Reply-To", ""))]
     if case["category"] == "press-reply":
-        got = [text_of(m) for m in _mine(settings, game, ANN)[ann_before:]]
+        got = [text_of(m) for m in _mine(settings, game, "ann")[ann_before:]]
         assert any(_norm(case["press_to_ann"]) in _norm(t) for t in got), f"Ann was not told; she got: {got}"
         for m in answers:
             assert "NOT ACCEPTED" not in text_of(m), text_of(m)
@@ -212,7 +228,8 @@ def test_people_reply(world, case):
     ), f"applied {accepted}, meant {case['accepted']}{where}"
 
     refused = _errors(lines)
-    assert sorted(_norm(t) for t, _ in refused) == sorted(_norm(e["text"]) for e in case["errors"]), (
+    held = {_norm(line) for line in case.get("held", [])}  # a held order may be told as refused or in a note
+    assert sorted(_norm(t) for t, _ in refused if _norm(t) not in held) == sorted(_norm(e["text"]) for e in case["errors"]), (
         f"refused {refused}, meant {case['errors']}{where}"
     )
     for meant in case["errors"]:

@@ -208,7 +208,7 @@ def query_prose_cases() -> None:
     for i, (position, line) in enumerate(prose):
         orders = NATION_ORDERS if position == "nation" else ["MOVE 1 Knossos Phaestos"]
         typed = [line, "", *orders] if i % 2 == 0 else [*orders, "", line]
-        case(f"query_prose_{i:02d}", "query-prose", position, [*typed, "", "Thanks,", VERB_NAMES[i % len(VERB_NAMES)]],
+        case(f"query_prose_{i:02d}", "query-prose", position, [*typed, "", "Thanks,", OTHER_NAMES[i % len(OTHER_NAMES)]],
              accepted=NATION_ORDERS if position == "nation" else [MOVE], prose=[line], no_answer=True,
              state=NATION_DONE if position == "nation" else {"moved": MOVED, "halted": False})
     real = [("nation", "STATUS", "STATUS:"), ("moves", "HISTORY 20", "HISTORY ("), ("nation", "HISTORY 5", "HISTORY (")]
@@ -224,21 +224,21 @@ def typo_cases() -> None:
     nation = [("NATOIN Crete", "NATOIN", "NATION"), ("NTION Crete", "NTION", "NATION"), ("NATIONN Crete", "NATIONN", "NATION"),
               ("natoin crete", "natoin", "NATION"), ("Naiton Crete", "Naiton", "NATION"), ("NAITON Crete", "NAITON", "NATION")]
     for i, (line, word, verb) in enumerate(nation):
-        case(f"typo_nation_{i:02d}", "typo", "nation", ["Hi all,", "", line, "PLACE Knossos", "", "Cheers,", "Nat"],
+        case(f"typo_nation_{i:02d}", "typo", "nation", ["Hi all,", "", line, "PLACE Knossos", "", "Cheers,", "Sophie"],
              accepted=NATION_ORDERS, notes=[f"read '{word}' as {verb}"], state=NATION_DONE)
     place = [("PLAEC Knossos", "PLAEC"), ("PLCE Knossos", "PLCE"), ("PLACEE Knossos", "PLACEE"), ("Palce Knossos", "Palce"),
              ("plase knossos", "plase")]
     for i, (line, word) in enumerate(place):
-        case(f"typo_place_{i:02d}", "typo", "nation", ["NATION Crete", line, "", "Thanks", "Ann"],
+        case(f"typo_place_{i:02d}", "typo", "nation", ["NATION Crete", line, "", "Thanks", "Chema"],
              accepted=NATION_ORDERS, notes=[f"read '{word}' as PLACE"], state=NATION_DONE)
     moves = [("MVOE 1 Knossos Phaestos", "MVOE"), ("MOEV 1 Knossos Phaestos", "MOEV"), ("MVE 1 Knossos Phaestos", "MVE"),
              ("MOOVE 1 Knossos Phaestos", "MOOVE"), ("mvoe 1 knossos phaestos", "mvoe"), ("Moev 1 Knossos Phaestos", "Moev")]
     for i, (line, word) in enumerate(moves):
-        case(f"typo_move_{i:02d}", "typo", "moves", [line, "", "Cheers, Don"],
+        case(f"typo_move_{i:02d}", "typo", "moves", [line, "", "Cheers, Bob"],
              accepted=[MOVE], notes=[f"read '{word}' as MOVE"], state={"moved": MOVED, "halted": False})
     # a typo alone on its line is never an order (rule 1): named as not read, no error, no HALT
     for i, word in enumerate(["HLAT", "Hatl", "HALTT"]):
-        case(f"typo_alone_{i:02d}", "typo", "moves", ["MOVE 1 Knossos Phaestos", word, "", "Thanks,", "Walt"],
+        case(f"typo_alone_{i:02d}", "typo", "moves", ["MOVE 1 Knossos Phaestos", word, "", "Thanks,", "Beppe"],
              accepted=[MOVE], named=[word], state={"moved": MOVED, "halted": False})
 
 
@@ -247,13 +247,13 @@ def hold_cases() -> None:
     readable = [("MVOE 1 Knossos Phaestos", "MVOE"), ("MOEV 1 Knossos Phaestos", "MOEV"), ("MVE 1 Knossos Phaestos", "MVE"),
                 ("MOVVE 1 Knossos Phaestos", "MOVVE"), ("mvoe 1 Knossos Phaestos", "mvoe"), ("MOCE 1 Knossos Phaestos", "MOCE")]
     for i, (line, word) in enumerate(readable):
-        case(f"hold_read_{i:02d}", "typo-then-close", "moves", [line, "HALT", "", "Cheers,", "Hal"],
+        case(f"hold_read_{i:02d}", "typo-then-close", "moves", [line, "HALT", "", "Cheers,", "Tom"],
              accepted=[MOVE, "HALT"], notes=[f"read '{word}' as MOVE"], state={"moved": MOVED, "halted": True},
              needs="hold")
     unreadable = ["MVEO 1 Knossos Phaestos", "MEOV 1 Knossos Phaestos", "MVOE 1 Knossos Atlantis", "MOVEE 1 Knossos Sparta",
                   "MVEO 2 Knossos Phaestos", "MOVE 3 Knossos Phaestos"]
     for i, line in enumerate(unreadable):
-        case(f"hold_refused_{i:02d}", "typo-then-close", "moves", [line, "HALT", "", "Thanks,", "Rick"],
+        case(f"hold_refused_{i:02d}", "typo-then-close", "moves", [line, "HALT", "", "Thanks,", "Liz"],
              errors=[{"text": line}], held=["HALT"], subject_says="open", state={"moved": [], "halted": False},
              needs="hold")
     nation_read = [("NATOIN Crete", "NATOIN"), ("NATION Crete", None)]
@@ -262,7 +262,7 @@ def hold_cases() -> None:
              accepted=NATION_ORDERS, notes=[n for n in (f"read '{word}' as NATION" if word else None,
                                                          "read 'PLAEC' as PLACE") if n],
              state=NATION_DONE, needs="hold")
-    for i, line in enumerate(["NTAOIN Crete", "NAOTIN Crete"]):
+    for i, line in enumerate(["NATION Atlantis", "NAOTIN Crete"]):
         case(f"hold_nation_refused_{i:02d}", "typo-then-close", "nation", [line, "PLACE Knossos", "", "Ciao", "Gio"],
              errors=[{"text": line}], held=["PLACE Knossos"], subject_says="open",
              state={"nation": None, "tokens": {}}, needs="hold")
@@ -279,11 +279,11 @@ def end_cases() -> None:
             case(f"end_nation_{i:02d}", "end", "nation", [*NATION_ORDERS, word, "NATION Italy", "Thanks,", "Liz"],
                  accepted=NATION_ORDERS, named=["NATION Italy"], state=NATION_DONE)
     # END inside a PRESS block ends the press text, and the reading goes on
-    for i, who in enumerate(["Italy", "Thrace", "Ann", "Cy"]):
+    for i, who in enumerate(["Italy", "Thrace", "italy", "thrace"]):
         case(f"end_press_block_{i:02d}", "end", "moves",
              [f"PRESS TO {who}", "Let us keep the peace this turn.", "No ships from me.", "END", "MOVE 1 Knossos Phaestos",
               "", "Cheers,", "Tom"],
-             accepted=[f"PRESS TO {who}", MOVE], state={"moved": MOVED, "halted": False})
+             accepted=[f"PRESS TO {who.title()}", MOVE], state={"moved": MOVED, "halted": False})
     case("end_then_prose", "end", "nation", [*NATION_ORDERS, "END", "Sorry for the late reply, busy week.", "Sam"],
          accepted=NATION_ORDERS, prose=["Sorry for the late reply, busy week."], state=NATION_DONE)
     case("end_before_orders", "end", "moves", ["END", "MOVE 1 Knossos Phaestos", "HALT"],
@@ -377,18 +377,18 @@ def outlook_bottom_cases() -> None:
         position = "moves"
         n = i // 3
         if n == 0:
-            typed, accepted, state = ["MOVE 1 Knossos Phaestos", "HALT", "", "Thanks,", "Hal"], [MOVE, "HALT"], {"moved": MOVED, "halted": True}
+            typed, accepted, state = ["MOVE 1 Knossos Phaestos", "HALT", "", "Thanks,", "Margaux"], [MOVE, "HALT"], {"moved": MOVED, "halted": True}
         elif n == 1:
-            typed, accepted, state = ["MOVE 1 Knossos Phaestos", "", "Cheers", "Walt"], [MOVE], {"moved": MOVED, "halted": False}
+            typed, accepted, state = ["MOVE 1 Knossos Phaestos", "", "Cheers", "Jürgen"], [MOVE], {"moved": MOVED, "halted": False}
         elif n == 2:
-            typed, accepted, state = ["Moving one to Phaestos:", "MOVE 1 Knossos Phaestos", "", "Regards,", "Nick"], [MOVE], {"moved": MOVED, "halted": False}
+            typed, accepted, state = ["Moving one to Phaestos:", "MOVE 1 Knossos Phaestos", "", "Regards,", "Gio"], [MOVE], {"moved": MOVED, "halted": False}
         else:
             typed, accepted, state = ["MOVE 2 Knossos Phaestos", "HALT", "", "Ben"], ["MOVE 2 Knossos > Phaestos", "HALT"], {"moved": [["Knossos", "Phaestos", 2]], "halted": True}
         case(f"outlook_bottom_{answers}_{n:02d}", "outlook-bottom", position, typed, where="outlook-bottom", answers=answers,
              accepted=accepted, prose=[t for t in typed if t and t not in ("HALT",) and not t.upper().startswith("MOVE")],
              state=state, needs="outlook-bottom")
-    case("outlook_bottom_nation_prompt", "outlook-bottom", "nation", [*NATION_ORDERS, "", "Best regards,", "Don"],
-         where="outlook-bottom", accepted=NATION_ORDERS, prose=["Best regards,", "Don"], state=NATION_DONE, needs="outlook-bottom")
+    case("outlook_bottom_nation_prompt", "outlook-bottom", "nation", [*NATION_ORDERS, "", "Best regards,", "Florian"],
+         where="outlook-bottom", accepted=NATION_ORDERS, prose=["Best regards,", "Florian"], state=NATION_DONE, needs="outlook-bottom")
 
 
 def main() -> None:
