@@ -387,6 +387,12 @@ def outlook_bottom_cases() -> None:
         case(f"outlook_bottom_{answers}_{n:02d}", "outlook-bottom", position, typed, where="outlook-bottom", answers=answers,
              accepted=accepted, prose=[t for t in typed if t and t not in ("HALT",) and not t.upper().startswith("MOVE")],
              state=state, needs="outlook-bottom")
+    # a line typed below the quote that the game refuses is the player's: refused with its reason, never dropped
+    for answers in ("prompt", "report", "ack"):
+        case(f"outlook_bottom_{answers}_refused", "outlook-bottom", "moves",
+             ["MOVE 1 Knossos Phaestos", "MOVE 5 Knossos Phaestos", "", "Cheers", "Gio"], where="outlook-bottom",
+             answers=answers, accepted=[MOVE], errors=[{"text": "MOVE 5 Knossos Phaestos"}], prose=["Cheers", "Gio"],
+             state={"moved": MOVED, "halted": False}, needs="outlook-bottom")
     case("outlook_bottom_nation_prompt", "outlook-bottom", "nation", [*NATION_ORDERS, "", "Best regards,", "Florian"],
          where="outlook-bottom", accepted=NATION_ORDERS, prose=["Best regards,", "Florian"], state=NATION_DONE, needs="outlook-bottom")
 
