@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pbem.rules.core.state import GameState
-from pbem.rules.ruleset.reference import describe
+from pbem.rules.ruleset.reference import TOPICS, describe
 from pbem.rules.ruleset.rulebook import ruleset_for_options, ruleset_of
 
 from . import (
@@ -355,6 +355,9 @@ def parse_orders(text: str | Written, state: GameState, actor: Actor) -> Orders:
             continue
         try:
             if head.upper() in HELP_VERBS:
+                if len(rest.split()) >= 3 and bare(rest.split()[0]).lower() not in TOPICS:
+                    ignored.append(line)  # "Help me if I got this wrong.": a sentence, not a question
+                    continue
                 lines.append(OrderLine(number, line, help=_help(state, rest)))
                 continue
             if head.upper().rstrip("?:") in QUERY_VERBS:

@@ -9,6 +9,7 @@ first name, and which verb is a word one slip of the finger away from.
 
 from __future__ import annotations
 
+import unicodedata
 from functools import lru_cache
 from importlib import resources
 
@@ -61,29 +62,37 @@ def is_sign_off(line: str) -> bool:
     return len(words) == 2 and words[0] in SIGN_OFFS and words[1][:1].isalpha() and line.split()[-1][:1].isupper()
 
 
+def _plain(word: str) -> str:
+    """``word`` lowercased without its accents: "José" and "Jose", "Zoë" and "Zoe" are one name."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word.lower()) if not unicodedata.combining(c))
+
+
 @lru_cache(maxsize=1)
 def first_names() -> frozenset[str]:
-    """People's first names and nicknames, lowercased (pbem/orders/first_names.txt)."""
+    """People's first names and nicknames, lowercased, accents taken off (pbem/orders/first_names.txt)."""
     text = resources.files(__package__).joinpath("first_names.txt").read_text(encoding="utf-8")
-    return frozenset(line.strip().lower() for line in text.splitlines() if line.strip() and not line.startswith("#"))
+    return frozenset(_plain(line.strip()) for line in text.splitlines() if line.strip() and not line.startswith("#"))
 
 
 def is_first_name(word: str) -> bool:
-    return bare(word).lower() in first_names()
+    return _plain(bare(word)) in first_names()
 
 
 def one_edit_away(word: str, verb: str) -> bool:
-    """Whether ``word`` is ``verb`` with two neighbouring letters swapped, one letter missing or one extra.
+    """Whether ``word`` is ``verb`` with one slip of a thumb: two neighbouring letters swapped, one letter
+    missing, one extra, or one typed for another ("mvoe", "mve", "moeve", "moce").
 
-    Those are the slips of a thumb on a phone ("mvoe", "mve", "moeve"). A
-    letter typed for another is left out: it turns one everyday word into
-    another far too often ("pass" and "past") to be guessed as an order.
+    The reader takes such a word as the verb only when the rest of the line
+    is that verb's order, and never alone on its line, where a slip and an
+    everyday word ("Pat", "Walt") cannot be told apart.
     """
     a, b = word.upper(), verb
     if a == b:
         return False
     if len(a) == len(b):
         diffs = [i for i in range(len(a)) if a[i] != b[i]]
+        if len(diffs) == 1:
+            return True
         return len(diffs) == 2 and diffs[1] == diffs[0] + 1 and a[diffs[0]] == b[diffs[1]] and a[diffs[1]] == b[diffs[0]]
     if abs(len(a) - len(b)) != 1:
         return False

@@ -99,12 +99,12 @@ def test_submit_exit_code_and_errors_by_line(game):
     db_url, cwd = game
     view = setup_turns(db_url, cwd)
     (who, asked), = view["pending"].items()
-    result = pbem(db_url, "submit", "g1", "--as", asked["player"], stdin="hello there\nNATION Atlantis\nNATOON Egypt\n", cwd=cwd)
+    result = pbem(db_url, "submit", "g1", "--as", asked["player"], stdin="hello there\nNATION Atlantis\nNATTOON Egypt\n", cwd=cwd)
     assert result.returncode == 1
     text_out = out(result)
     # a line that is no order attempt is listed as not read, never as an error
     assert "line 1 rejected" not in text_out and "not read as orders: 1 line" in text_out
-    assert "line 2 rejected" in text_out and "line 3 rejected: 'NATOON Egypt': unknown order 'NATOON'" in text_out
+    assert "line 2 rejected" in text_out and "line 3 rejected: 'NATTOON Egypt': unknown order 'NATTOON'" in text_out
     unknown = pbem(db_url, "submit", "g1", "--as", "Zed", stdin="NATION Crete", cwd=cwd)
     assert unknown.returncode == 2 and "no player or nation" in out(unknown)
 

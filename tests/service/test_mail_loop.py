@@ -377,7 +377,7 @@ def test_a_flood_of_help_gets_a_short_answer(world):
         async with game_running(db, settings) as office:
             name = current(db)
             prompt = latest(settings.maildir, email_of(name), "your orders")
-            flood = "\n".join(["HELP", "HELP AREA Crete", "NATOON Crete"] * 20_000)  # about 650 kB
+            flood = "\n".join(["HELP", "HELP AREA Crete", "NATTOON Crete"] * 20_000)  # about 650 kB
             send(office.port, reply_to_prompt(prompt, email_of(name), flood), email_of(name), [str(prompt["Reply-To"])])
             await office.idle()
             return name
