@@ -11,12 +11,12 @@ and the replier to anonymous press is never told whom he answered, not even in h
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import replace as dataclass_replace
 from typing import Any
 
+from pbem.mail.tokens import secret_in
 from pbem.orders.language import OrderLine, Orders
 from pbem.rules.core.commands import SendPress
 from pbem.rules.core.events import Event
@@ -26,8 +26,6 @@ from pbem.store.unit_of_work import UnitOfWork
 
 __all__ = ["PressReply", "as_press", "invitation", "relay_text", "sent_press"]
 
-#: A SECRET line is the writer's own: never relayed (tokens.secret_in reads the same lines).
-_SECRET_LINE = re.compile(r"^[^\S\n]*secret\b.*$", re.I | re.M)
 #: The longest reply relayed, as the rules keep of any press.
 MAX_CHARS = 4000
 
@@ -42,7 +40,8 @@ class PressReply:
 
 def relay_text(own: str) -> str:
     """What a reply relays: the writer's own lines (inbound parsing took the quote off), his SECRET line never."""
-    return _SECRET_LINE.sub("", own).strip()[:MAX_CHARS]
+    kept = [line for line in own.splitlines() if secret_in(line) is None]  # the lines the server reads as a SECRET
+    return "\n".join(kept).strip()[:MAX_CHARS]
 
 
 def sent_press(events: Sequence[Event], start: int) -> list[tuple[Event, int]]:
