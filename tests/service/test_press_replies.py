@@ -7,6 +7,8 @@ top, the press letter below (quoted with ">" under an attribution line, or Outlo
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 
@@ -133,6 +135,34 @@ def test_grey_press_stays_anonymous_both_ways(world):
     ack = text_of(latest(settings.maildir, email_of("Ben"), "Orders received"))
     assert "PRESS in reply to the anonymous press you read: relayed anonymously to its writer alone (29 characters)" in ack
     assert nation["Ann"] not in ack and "Ann" not in ack
+
+    def log(viewer: str) -> str:
+        cli = [sys.executable, "-m", "pbem.cli", "--db", settings.db_url, "log", "g1", "--as", viewer]
+        return subprocess.run(cli, capture_output=True, text=True, check=True).stdout
+
+    (told,) = [line for line in log(f"player:{nation['Ben'].lower()}").splitlines() if "Press from" in line and DEAL in line]
+    assert f"Press from {nation['Ben']} in reply to the writer of the anonymous press you read: {DEAL}" in told
+    assert f"Press from Anonymous in reply to your press: {DEAL}" in log(f"player:{nation['Ann'].lower()}")
+    assert DEAL not in log(f"player:{nation['Cy'].lower()}")
+    assert f"Press from {nation['Ben']} in reply to {nation['Ann']}: {DEAL}" in log("moderator")
+
+
+def test_an_auto_reply_to_a_press_letter_is_not_relayed(world):
+    db, settings = world
+
+    async def scenario():
+        office = await _opened(db, settings, "on")
+        try:
+            letter = _press(settings, "Ben")[-1]
+            reply = client_reply(letter, email_of("Ben"), "I am away until Monday.", "outlook")
+            reply["Auto-Submitted"] = "auto-replied"
+            send(office.port, reply, email_of("Ben"), [str(letter["Reply-To"])])
+            await office.idle()
+        finally:
+            await office.stop()
+
+    run(scenario())
+    assert _press(settings, "Ann") == []
 
 
 def test_a_reply_to_press_when_press_is_off_is_answered_so(world):
