@@ -71,8 +71,13 @@ def _press(payload: Mapping[str, Any], before: GameState) -> frozenset | None:
     nations = {p.id: p.nation for p in before.players}
     sender = nations.get(payload.get("player"))
     readers = {f"player:{sender.lower()}"} if sender else set()
+    if payload.get("blind"):  # a reply to anonymous press names the writer answered: the replier may not read that
+        return frozenset()
     if payload.get("anonymous"):
         return frozenset(readers)
+    if payload.get("reader") is not None:  # a reply to press: its writer and the one he answers
+        answered = nations.get(payload["reader"])
+        return frozenset(readers | ({f"player:{answered.lower()}"} if answered else set()))
     named = {str(n).lower() for n in payload.get("to", ())}
     for pid, nation in nations.items():
         if nation and pid != payload.get("player") and ("all" in named or nation.lower() in named):

@@ -20,6 +20,16 @@ so a bounce names, by the address it returns to, the very letter that failed.
 The unauthenticated game address `pbem+<game_id>@<domain>` is where players
 write when not replying; such mail must authenticate by the player's secret
 or address of record instead.
+
+A letter relaying press carries a press reply address instead
+
+    pbem+<game_id>.<player_id>.p<version>.<token>@<domain>
+
+where version is the log version of the press it relays and token is made
+from the seat and that version (`press_reply_token`). It authenticates the
+reader like a reply address, and names the press he answers: only a letter
+the server wrote to him can have it. The version says nothing of who wrote
+the press, so grey (anonymous) press stays anonymous in the address too.
 """
 
 from __future__ import annotations
@@ -37,6 +47,10 @@ __all__ = [
     "parse_bounce_address",
     "game_address",
     "parse_game_address",
+    "parse_press_reply_address",
+    "press_reply_address",
+    "press_reply_shaped",
+    "press_reply_token",
     "parse_reply_address",
     "reply_address",
     "reply_token",
@@ -46,6 +60,9 @@ __all__ = [
 TOKEN_LENGTH = 16
 _GAME_ID_RE = re.compile(r"^[a-z0-9-]+$")
 _REPLY_RE = re.compile(r"^(?P<game>[a-z0-9-]+)\.(?P<player>0|[1-9][0-9]{0,17})\.(?P<token>[0-9a-f]+)$")
+_PRESS_RE = re.compile(
+    r"^(?P<game>[a-z0-9-]+)\.(?P<player>[1-9][0-9]{0,17})\.p(?P<version>[1-9][0-9]{0,17})\.(?P<token>[0-9a-f]+)$"
+)
 
 
 def _check_game_id(game_id: str) -> None:
@@ -194,3 +211,54 @@ def parse_game_address(address: str, local: str = "pbem") -> str | None:
     if detail is None or not _GAME_ID_RE.match(detail):
         return None
     return detail
+
+
+def press_reply_token(key: bytes | str, game_id: str, player_id: int, version: int, generation: int = 0) -> str:
+    """The token of a press reply address: the seat's, bound to the press at ``version`` of the log.
+
+    Made from the seat's own token so that a seat handed over (REPLACE) invalidates its press replies too,
+    and kept apart from it by a label, so no press token is ever a valid plain reply token.
+    """
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise ValueError(f"press version must be a positive int, got {version!r}")
+    seat = reply_token(key, game_id, player_id, generation)
+    if isinstance(key, str):
+        key = key.encode("utf-8")
+    digest = hmac.new(key, f"{game_id}:{player_id}:{seat}:press-reply:{version}".encode("utf-8"), hashlib.sha256)
+    return digest.hexdigest()[:TOKEN_LENGTH]
+
+
+def press_reply_address(
+    key: bytes, game_id: str, player_id: int, version: int, domain: str, local: str = "pbem", generation: int = 0
+) -> str:
+    """`pbem+<game_id>.<player_id>.p<version>.<token>@domain`: where a reader answers the press at ``version``."""
+    _check_local(local)
+    token = press_reply_token(key, game_id, player_id, version, generation)
+    return f"{local}+{game_id}.{player_id}.p{version}.{token}@{domain.lower()}"
+
+
+def parse_press_reply_address(
+    address: str,
+    key_for_game: Callable[[str], bytes | None],
+    local: str = "pbem",
+    generation_for: Callable[[str, int], int] | None = None,
+) -> tuple[str, int, int] | None:
+    """(game_id, player_id, press version) if ``address`` is a genuine press reply address, else None."""
+    match = _PRESS_RE.match(_detail(address, local) or "")
+    if match is None or len(match["token"]) != TOKEN_LENGTH:
+        return None
+    game_id, player_id, version = match["game"], int(match["player"]), int(match["version"])
+    key = key_for_game(game_id)
+    if not key:
+        return None
+    generation = generation_for(game_id, player_id) if generation_for else 0
+    expected = press_reply_token(key, game_id, player_id, version, generation)
+    if not hmac.compare_digest(expected.encode("ascii"), match["token"].encode("ascii")):
+        return None
+    return game_id, player_id, version
+
+
+def press_reply_shaped(address: str, local: str = "pbem") -> str | None:
+    """The game id of an address shaped like a press reply address, genuine or not: a forged one is told apart."""
+    match = _PRESS_RE.match(_detail(address, local) or "")
+    return match["game"] if match else None

@@ -48,4 +48,7 @@ def press(state: GameState, actor: Actor, head_rest: str, body: list[str]) -> Se
 
 
 def canonical(command: SendPress) -> str:
+    """The order as an acknowledgement or the log's history shows it; a reply to press names nobody (it may be grey)."""
+    if command.reader is not None:
+        return f"PRESS in reply to press ({len(command.text)} characters)"
     return f"PRESS TO {', '.join(command.to)} ({len(command.text)} characters)"

@@ -94,7 +94,13 @@ def queued_orders(state: GameState, player_id: int) -> tuple[str, ...]:
 
 
 def press_readers(state: GameState, data: Mapping[str, Any]) -> list[Player]:
-    """Who reads a press message: the players it names (every player for ALL), never its sender."""
+    """Who reads a press message: the players it names (every player for ALL), never its sender.
+
+    A reply to press is read by the writer of the press it answers alone (``reader``): a mail client's
+    Reply goes to one person, and a deal offered in private is not shown to the others the press went to.
+    """
+    if data.get("reader") is not None:
+        return [p for p in state.players if p.id == data["reader"] and p.id != data["player"]]
     to = {n.lower() for n in data["to"]}
     return [p for p in state.players if p.id != data["player"] and ("all" in to or (p.nation or "").lower() in to)]
 
@@ -240,6 +246,8 @@ def _decide_press(state: GameState, command: SendPress) -> list[Event]:
     if not command.text.strip():
         raise Rejection("the press message is empty")
     data = {"player": command.player_id, "to": list(command.to), "text": command.text[:4000], "anonymous": command.anonymous}
+    if command.reader is not None:  # a reply to press: only the fields a reply has, so older events read the same
+        data.update(reader=command.reader, reply=command.reply, blind=command.blind)
     if not press_readers(state, data):
         raise Rejection("nobody would read it: name other players' nations, or ALL")
     return [Event("PressSent", data)]
@@ -337,6 +345,8 @@ def _tell_nobody(state: GameState, event: Event, viewer: str) -> str | None:
 
 def _tell_press(state: GameState, event: Event, viewer: str) -> str | None:
     d = event.data
+    if d.get("reader") is not None:
+        return _tell_press_reply(state, d, viewer)
     readers = {_viewer_of(p) for p in press_readers(state, d)}
     sender = state.player(d["player"])
     own = _viewer_of(sender)
@@ -346,6 +356,20 @@ def _tell_press(state: GameState, event: Event, viewer: str) -> str | None:
     hidden = d.get("anonymous") and viewer not in (*_OVERSEERS, own)
     who = "Anonymous" if hidden else (sender.nation or sender.name)
     return f"Press from {who} to {', '.join(d['to'])}: {d['text']}"
+
+
+def _tell_press_reply(state: GameState, d: Mapping[str, Any], viewer: str) -> str | None:
+    """A reply to press as each may read it: never public; the replier to anonymous press is not told whom he answered."""
+    sender = state.player(d["player"])
+    reader = next((p for p in state.players if p.id == d["reader"]), None)
+    own, overseer = _viewer_of(sender), viewer in _OVERSEERS
+    if reader is None or viewer not in (*_OVERSEERS, own, _viewer_of(reader)):
+        return None
+    who = "Anonymous" if d.get("anonymous") and viewer not in (*_OVERSEERS, own) else (sender.nation or sender.name)
+    if viewer == _viewer_of(reader) and not overseer:
+        return f"Press from {who} in reply to your press: {d['text']}"
+    answered = "the writer of the anonymous press you read" if d.get("blind") and not overseer else (reader.nation or reader.name)
+    return f"Press from {who} in reply to {answered}: {d['text']}"
 
 
 def _tell_moderated(state: GameState, event: Event, viewer: str) -> str | None:
@@ -448,7 +472,8 @@ RULES = PhaseRules(
         "TimezoneSet": lambda s, d: SetTimezone(d["player"], d["zone"]),
         "PlayerReplaced": lambda s, d: ReplacePlayer(d["player"], d["name"], d["reason"]),
         "AbsenceNoted": lambda s, d: NoteAbsence(d["player"], d["from"], d["to"], d.get("reason", "")),
-        "PressSent": lambda s, d: SendPress(d["player"], tuple(d["to"]), d["text"], d.get("anonymous", False)),
+        "PressSent": lambda s, d: SendPress(d["player"], tuple(d["to"]), d["text"], d.get("anonymous", False),
+                                            d.get("reader"), d.get("reply", 0), d.get("blind", False)),
         "PlayerKicked": lambda s, d: Kick(d["player"], d["reason"]),
         "KickLifted": lambda s, d: Kick(d["player"], d["reason"], lift=True),
         "ObserverAsked": lambda s, d: AskToObserve(d["observer"], d["name"]),

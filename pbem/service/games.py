@@ -50,6 +50,7 @@ from .batch import (
 from .letters import Letters
 from .observers import tell_observers
 from .pictures import board_picture
+from .press_replies import PressReply, as_press, sent_press
 from .projector import load_state
 from .queries import answer as queries_answer
 from .rollback import after_rollback, rolled_back
@@ -244,6 +245,7 @@ def take_orders(
     origin: str = "",
     quoted_orders: Sequence[str] = (),
     ack_key: str | None = None,
+    press_reply: PressReply | None = None,
 ) -> Receipt:
     """Parse and decide every order of one message; record, acknowledge and prompt.
 
@@ -252,7 +254,8 @@ def take_orders(
     acknowledgement adds about where the orders came from. ``quoted_orders``
     are lines the player wrote inside a quote: each is taken when it is a
     complete, legal order and passed over in silence otherwise, since quoted
-    text rewrapped by a client is no attempt at an order.
+    text rewrapped by a client is no attempt at an order. ``press_reply``: the message came to a press
+    letter's reply address; with no order in it, it is relayed as press (pbem.service.press_replies).
     """
     batch, game = open_game(uow, game_id, now)
     before = batch.state
@@ -262,6 +265,7 @@ def take_orders(
     orders = _press_allowed(parse_orders(text, batch.state, actor), (game.options or {}).get("press", "on"))
     orders = _newcomers_allowed(uow, game_id, batch.state, orders)
     orders = _absences_ahead(orders, now)
+    orders = as_press(uow, batch.state, player, orders, press_reply, game.options)  # a reply to press (press_replies)
     receipt.ignored = list(orders.ignored)
     receipt.notes.extend(orders.notes)
     quoted = parse_orders("\n".join(quoted_orders), batch.state, actor) if quoted_orders else None
@@ -327,8 +331,8 @@ def take_orders(
     for i, event in enumerate(e for e in batch.events if e.type == "AbsenceNoted"):
         text = rules.describe_event(batch.state, event, "observer") or ""
         letters.announce(batch.state, text, f"absence:{batch.state.version}:{i}", moderator=game.moderator_email)
-    for i, event in enumerate(e for e in batch.events if e.type == "PressSent"):
-        letters.press(batch.state, event, f"press:{batch.state.game_id}:{batch.state.version}:{i}")
+    for i, (event, version) in enumerate(sent_press(batch.events, before.version)):
+        letters.press(batch.state, event, f"press:{batch.state.game_id}:{batch.state.version}:{i}", version)
     told = [e for e in batch.events if e.type in ("Moderated", "PlayerKicked", "KickLifted")]
     for i, event in enumerate(told):
         text = rules.describe_event(before, event, "observer") or ""

@@ -34,7 +34,9 @@ from pbem.mail.tokens import (
     MODERATOR,
     moderator_secret,
     parse_game_address,
+    parse_press_reply_address,
     parse_reply_address,
+    press_reply_shaped,
     secret_in,
 )
 from pbem.orders.language import Actor, Written, written_lines
@@ -49,6 +51,7 @@ from .bounces import record_bounce
 from .games import take_orders
 from .letters import Letters
 from .observers import handle_observer_mail, observer_verb
+from .press_replies import PressReply, relay_text
 from .projector import load_state
 from .senders import Senders
 from .settings import Settings
@@ -107,8 +110,9 @@ class Outcome:
 
 
 def _game_of(mail: InboundMail, envelope_to: list[str], uow: UnitOfWork, settings: Settings,
-             game_row: Callable[[str], Row | None]) -> tuple[str | None, int | None, bool]:
-    """(game, player id from a valid token, whether a token was present but invalid); ``game_row`` reads a game."""
+             game_row: Callable[[str], Row | None]) -> tuple[str | None, int | None, bool, int | None]:
+    """(game, player id from a valid token, whether a token was present but invalid, the press version a press
+    reply address names); ``game_row`` reads a game."""
 
     def key_for(game_id: str) -> bytes | None:
         game = game_row(game_id)
@@ -121,16 +125,22 @@ def _game_of(mail: InboundMail, envelope_to: list[str], uow: UnitOfWork, setting
     for address in [*envelope_to, *mail.to_addrs]:
         found = parse_reply_address(address, key_for, settings.local_part, generation_for)
         if found:
-            return found[0], found[1], False
+            return found[0], found[1], False, None
+        press = parse_press_reply_address(address, key_for, settings.local_part, generation_for)
+        if press:  # a reply to a press letter (pbem.service.press_replies)
+            return press[0], press[1], False, press[2]
+        shaped = press_reply_shaped(address, settings.local_part)
+        if shaped and game_row(shaped) is not None:  # a press reply address that did not verify: forged or mangled
+            return shaped, None, True, None
         game_id = parse_game_address(address, settings.local_part)
         if game_id and game_row(game_id) is not None:
             local = address.split("@", 1)[0]
             forged = forged or local.count(".") >= 2  # a token was there and did not verify
-            return game_id, None, forged
+            return game_id, None, forged, None
     match = _SUBJECT_GAME.search(mail.subject or "")
     if match and game_row(match.group(1).lower()) is not None:
-        return match.group(1).lower(), None, False
-    return None, None, False
+        return match.group(1).lower(), None, False, None
+    return None, None, False, None
 
 
 def _refuse(letters: Letters, recipients: set[str], game: str | None, title: str, lines: list[str], purpose: str) -> None:
@@ -199,7 +209,7 @@ def _handle(uow: UnitOfWork, settings: Settings, row, reading: Reading, now: dat
             read[game_id] = uow.games.get(game_id)
         return read[game_id]
 
-    game_id, token_player, forged_token = _game_of(mail, list(row.envelope_to or []), uow, settings, game_row)
+    game_id, token_player, forged_token, press_version = _game_of(mail, list(row.envelope_to or []), uow, settings, game_row)
     if mail.automatic is not None:
         return Outcome("rejected", f"auto-reply ({mail.automatic.sign}): recorded, not played, not answered", game_id)
     if game_id is None:
@@ -292,6 +302,7 @@ def _handle(uow: UnitOfWork, settings: Settings, row, reading: Reading, now: dat
         recipient=player.email,
         notes=list(mail.problems),
         origin=origin,
+        press_reply=PressReply(press_version, relay_text(mail.body or "")) if press_version and token_player == player.id else None,
     )
     sync_nations(uow, game_id)
     return Outcome("done", f"orders from player {player.id}", game_id)

@@ -15,7 +15,7 @@ from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pbem.mail.render import Picture, Renderer, build_message, make_message_id
-from pbem.mail.tokens import MODERATOR, game_address, reply_address
+from pbem.mail.tokens import MODERATOR, game_address, press_reply_address, reply_address
 from pbem.rules.branches import restored
 from pbem.rules.core.events import Event
 from pbem.rules.core.prompt import Prompt
@@ -25,6 +25,7 @@ from pbem.rules.table import press_readers, seat_generation, timezone_of
 from pbem.rules.turn import phase_title
 from pbem.rules.view import variants_in_force
 
+from .press_replies import invitation
 from .settings import Settings
 
 HELP_LINES = (
@@ -211,16 +212,22 @@ class Letters:
             first=True,
         )
 
-    def press(self, state: GameState, event: Event, purpose: str) -> None:
-        """Deliver a press message at once to each of its readers, signed unless it is grey."""
+    def press(self, state: GameState, event: Event, purpose: str, version: int) -> None:
+        """Deliver a press message at once to each of its readers, signed unless it is grey.
+
+        Each letter's Reply-To is the reader's press reply address for the press at ``version``: pressing
+        Reply answers its writer by press (pbem.service.press_replies), which the letter says.
+        """
         data = event.data
         for reader in press_readers(state, data):
             viewer = f"player:{reader.nation.lower()}" if reader.nation else "observer"
             text = describe_event(state, event, viewer) or ""
             sender = state.player(data["player"])
             title = "Anonymous press" if data.get("anonymous") else f"Press from {sender.nation or sender.name}"
-            self.notice(self._email(state, reader), state.game_id, title, [text, "Answer with PRESS TO <nation> ... END."],
-                        f"{purpose}:{reader.id}", reply_to=self.reply_to(state, reader))
+            reply_to = press_reply_address(self.reply_key, state.game_id, reader.id, version, self.settings.domain,
+                                           self.settings.local_part, seat_generation(state, reader.id))
+            lines = [text, invitation(state, data), "To write to others, use PRESS TO <nation> ... END."]
+            self.notice(self._email(state, reader), state.game_id, title, lines, f"{purpose}:{reader.id}", reply_to=reply_to)
 
     def announce(self, state: GameState, text: str, purpose: str, moderator: str | None = None) -> None:
         """Tell every player at once, in his own thread of the game; and the ``moderator`` (his address) when

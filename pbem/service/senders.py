@@ -34,7 +34,7 @@ from collections.abc import Iterable
 
 from sqlalchemy import Engine
 
-from pbem.mail.tokens import parse_reply_address
+from pbem.mail.tokens import parse_press_reply_address, parse_reply_address
 from pbem.rules.table import seat_generation
 from pbem.store.unit_of_work import UnitOfWork
 
@@ -78,8 +78,11 @@ class Senders:
              offline: bool) -> str:
         for address in rcpt_tos or ():
             try:
-                found = parse_reply_address(address, lambda game: self._secret(game, uow, offline), self.local,
-                                            lambda game, player: self._generation(game, player, uow, offline))
+                secret, generation = (lambda game: self._secret(game, uow, offline),
+                                      lambda game, player: self._generation(game, player, uow, offline))
+                found = parse_reply_address(address, secret, self.local, generation)
+                press = None if found else parse_press_reply_address(address, secret, self.local, generation)
+                found = found or (press[:2] if press else None)  # a reply to press comes from the same seat
             except (DamagedLog, ValueError):  # a log that does not hold: no seat is vouched for by it
                 found = None
             if found:

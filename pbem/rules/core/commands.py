@@ -57,13 +57,19 @@ class SendPress:
     """A message from one player to others (or ALL), kept in the log; only its readers see it.
 
     ``anonymous`` (grey press, a game option) hides the sender from the readers,
-    never from the moderator.
+    never from the moderator. A reply to a press letter (``reply``: the log
+    version of the press answered) goes to one player, ``reader``, the writer of
+    that press, and names no nation in ``to``; ``blind``: that press was
+    anonymous, so the replier is never told whom he answered.
     """
 
     player_id: int
-    to: tuple[str, ...]  # nations, or ("ALL",)
+    to: tuple[str, ...]  # nations, or ("ALL",); empty for a reply
     text: str
     anonymous: bool = False
+    reader: int | None = None
+    reply: int = 0
+    blind: bool = False
 
 
 @dataclass(frozen=True)
