@@ -96,7 +96,9 @@ def as_press(
     """
     if reply is None or player is None:
         return orders
-    if orders.lines:
+    # A line of a reply to press that begins with a verb but is no order ("Done deal!", "Move your tokens away
+    # from the coast and we are friends.") is part of what the player says: it goes with the press.
+    if any(line.command is not None or line.query or line.help for line in orders.lines):
         if all(isinstance(line.command, SendPress) for line in orders.lines):
             return orders
         note = ("This was a reply to a press letter, but it held orders: they were read as orders and nothing was "
@@ -118,4 +120,6 @@ def as_press(
                             reply=reply.version, blind=bool(data.get("anonymous")))
         canonical = _confirmation(data, writer, kind == "grey", len(reply.text))
         line = OrderLine(1, "(your reply to press)", command=command, canonical=canonical)
-    return dataclass_replace(orders, lines=(line,), ignored=())
+    prose = tuple(f"'{refused.text[:80]}' was not read as an order: it is part of your reply"
+                  for refused in orders.lines if refused.error and line.command is not None)
+    return dataclass_replace(orders, lines=(line,), ignored=(), notes=(*orders.notes, *prose))
