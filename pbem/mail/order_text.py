@@ -532,7 +532,7 @@ def own_against_letter(quote: UnmarkedQuote, letters: list[str]) -> AgainstLette
             (block if in_block else inside).append(quote.lines[j].strip())
     kept, _, _ = _own_lines([*block, "", *quote.lines[last + 1:]])  # his footers, signature, marked quotes go
     matched = sum(1 for j in range(last + 1) if keys[j] and not mine[j])
-    return AgainstLetter(_kept_text([*quote.above, *kept]), tuple(inside), matched)
+    return AgainstLetter(_kept_text([*quote.above, *kept]), tuple(inside[:letter.most]), matched)
 
 
 def extract_order_text(text: str) -> str:
