@@ -203,9 +203,8 @@ def test_without_in_reply_to_the_reply_address_names_the_letter(world):
     assert _accepted(_clean_ack(settings)) == ["NATION Crete", "PLACE Phaestos"]
 
 
-def test_the_acknowledgement_answered_below_its_copy(world):
-    """The acknowledgement echoes NATION Crete: only what Ben wrote below the copy is read, not the echo."""
-    db, settings = world
+def _answer_the_acknowledgement(db, settings, client: str, below: str, *, threaded: bool = True):
+    """Ben chooses Crete plainly, then answers the acknowledgement (which echoes NATION Crete) below its copy."""
 
     async def steps(office):
         prompt = latest(settings.maildir, BEN, "your orders")
@@ -213,12 +212,29 @@ def test_the_acknowledgement_answered_below_its_copy(world):
         await office.idle()
         ack = latest(settings.maildir, BEN, "Orders received")
         assert "NATION Crete" in text_of(ack)
-        send(office.port, outlook_reply(ack, "outlook-de", "PLACE Phaestos\n\nGruß,\nBen"), BEN, [str(ack["Reply-To"])])
+        send(office.port, outlook_reply(ack, client, below, threaded=threaded), BEN, [str(ack["Reply-To"])])
         await office.idle()
 
-    state = _run(db, settings, steps)
+    return _run(db, settings, steps)
+
+
+@pytest.mark.parametrize("threaded", [True, False], ids=["threaded", "by-reply-address"])
+def test_the_acknowledgement_answered_below_its_copy(world, threaded):
+    """Only what Ben wrote below the copy is read, not the echoed order; without In-Reply-To his reply
+    address names him, and his newest letters are compared with the copy."""
+    db, settings = world
+    state = _answer_the_acknowledgement(db, settings, "outlook-de", "PLACE Phaestos\n\nGruß,\nBen", threaded=threaded)
     assert state.areas["Phaestos"].tokens == {"Crete": 1}
     assert _accepted(_clean_ack(settings)) == ["PLACE Phaestos"]
+
+
+def test_a_mistake_below_the_copy_is_answered_as_one(world):
+    """The lines below the copy are the player's own: a wrong one is refused with its reason, not passed over."""
+    db, settings = world
+    state = _answer_the_acknowledgement(db, settings, "outlook", "PLACE Atlantis")
+    assert state.player(2).nation == "Crete"
+    answer = text_of(latest(settings.maildir, BEN, "Orders received"))
+    assert "NOT ACCEPTED" in answer and "PLACE Atlantis" in answer, answer
 
 
 def test_the_turn_report_answered_below_its_copy(world):
