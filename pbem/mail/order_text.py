@@ -446,6 +446,7 @@ class _Letter:
         texts = [[_comparable(ln) for ln in _normalise(t)] for t in letters]
         self.whole = [" ".join(x for x in lines if x) for lines in texts]
         self.counts = [Counter(lines) for lines in texts]
+        self.lines = min((sum(1 for x in lines if x) for lines in texts), default=0)
         #: How many quoted lines are worth looking for as pieces: a quote of the letter has about its lines;
         #: one far longer is another text quoted (or a flood), and each line would be searched for in it all.
         self.most = 4 * max((len(lines) for lines in texts), default=0) + QUOTED_LINES_READ
@@ -487,6 +488,13 @@ class AgainstLetter:
     own: str  # the player's text: his lines above the quote, in the copy's order block, and below the copy
     inside: tuple[str, ...]  # other lines of the copy the letter did not have: orders only if legal
     matched: int  # how many lines of the quote the letter had: to choose among letters it may copy
+    letter_lines: int  # how many lines with text the letter has (its shortest text)
+
+    @property
+    def copies(self) -> bool:
+        """Whether the quote copies the letter at all: at least half its lines are found whole. Another text
+        quoted (an older message of the player's, a letter from elsewhere) would be taken whole for his."""
+        return 2 * self.matched >= self.letter_lines
 
 
 _BLOCK_KEYS = (" ".join(ORDERS_BEGIN.split()).casefold(), " ".join(ORDERS_END.split()).casefold())
@@ -532,7 +540,7 @@ def own_against_letter(quote: UnmarkedQuote, letters: list[str]) -> AgainstLette
             (block if in_block else inside).append(quote.lines[j].strip())
     kept, _, _ = _own_lines([*block, "", *quote.lines[last + 1:]])  # his footers, signature, marked quotes go
     matched = sum(1 for j in range(last + 1) if keys[j] and not mine[j])
-    return AgainstLetter(_kept_text([*quote.above, *kept]), tuple(inside[:letter.most]), matched)
+    return AgainstLetter(_kept_text([*quote.above, *kept]), tuple(inside[:letter.most]), matched, letter.lines)
 
 
 def extract_order_text(text: str) -> str:

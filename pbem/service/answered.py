@@ -59,7 +59,7 @@ def read_answered(db: Engine, settings: Settings, mail: InboundMail, envelope_to
     Without a quote, or without a letter of ours it answers, the reader's text stands as it is."""
     if not mail.quoted and mail.unmarked is None:
         return Answered(mail.body)
-    candidates = _letters(db, settings, mail, envelope_to)
+    named, candidates = _letters(db, settings, mail, envelope_to)
     if not candidates:
         return Answered(mail.body)
     if mail.unmarked is None:
@@ -67,12 +67,15 @@ def read_answered(db: Engine, settings: Settings, mail: InboundMail, envelope_to
     # The letter the quote copies best: the most of its lines found in it (the first, newest, on a tie).
     read, chosen = max(((own_against_letter(mail.unmarked, texts), texts) for texts in candidates),
                        key=lambda pair: pair[0].matched)
+    if not read.copies:  # another text quoted: the reader's reading stands, and the quote is read as it was
+        return Answered(mail.body, tuple(added_lines(mail.quoted, chosen)) if named else ())
     marked = added_lines(mail.unmarked.marked, chosen) if mail.unmarked.marked else []
     return Answered(read.own, (*marked, *read.inside))
 
 
-def _letters(db: Engine, settings: Settings, mail: InboundMail, envelope_to: list[str]) -> list[list[str]]:
-    """The texts of each letter the reply may answer: the one it names, or the player's newest (unmarked only)."""
+def _letters(db: Engine, settings: Settings, mail: InboundMail, envelope_to: list[str]) -> tuple[bool, list[list[str]]]:
+    """(whether the reply names the letter, the texts of each letter it may answer): the one it names, or
+    the player's newest (for an unmarked quote only)."""
     asked = [m for m in [mail.in_reply_to, *reversed(mail.references[-REFERENCES_LOOKED_UP:])] if m]
     with UnitOfWork(db) as uow:
         sent = next((found for m in asked if (found := uow.outbox.by_message_id(m)) is not None), None)
@@ -82,7 +85,7 @@ def _letters(db: Engine, settings: Settings, mail: InboundMail, envelope_to: lis
             raws = [bytes(row.raw) for row in _latest_to_sender(uow, settings, [*envelope_to, *mail.to_addrs])]
         else:
             raws = []
-    return [_texts(raw) for raw in raws]
+    return sent is not None, [_texts(raw) for raw in raws]
 
 
 def _latest_to_sender(uow: UnitOfWork, settings: Settings, addresses: list[str]) -> list:

@@ -176,3 +176,11 @@ def test_reading_against_the_letter_is_linear():
     read = own_against_letter(_unmarked(f"{HEADERS['outlook']}\n\n{copy}\n" + "Subject: a\n" * 50_000), [PROMPT])
     assert time.process_time() - start < 2.0
     assert read.own.startswith("NATION Africa")  # the letter once; its copies beyond that are lines it lacks
+
+
+def test_a_quote_of_another_text_is_no_copy_of_the_letter():
+    """An older message of the player's quoted, not our letter: its orders must not be taken for new ones."""
+    older = "NATION Crete\nPLACE Phaestos\n\nThanks,\nBen\n"
+    read = own_against_letter(_unmarked(f"NATION Italy\n\n{HEADERS['outlook']}\n\n{older}"), [PROMPT])
+    assert not read.copies
+    assert own_against_letter(_unmarked(f"{HEADERS['outlook']}\n\n{PROMPT}\nNATION Crete\n"), [PROMPT]).copies

@@ -262,3 +262,19 @@ def test_the_turn_report_answered_below_its_copy(world):
     assert state.phase != "setup" and sent
     accepted = _accepted(_clean_ack(settings))  # in canonical form ("MOVE 2 Sahara > Sabrata")
     assert [line.split()[0] for line in accepted] == [line.split()[0] for line in sent], (accepted, sent)
+
+
+def test_a_quote_of_another_message_is_not_read_as_orders(world):
+    """Ben quotes an older message of his own, not our letter: its orders are not sent again."""
+    db, settings = world
+
+    async def steps(office):
+        prompt = latest(settings.maildir, BEN, "your orders")
+        older = "NATION Italy\nPLACE Latium\n\nThanks,\nBen"
+        raw = outlook_reply(prompt, "outlook", "", above="NATION Crete", copy=older, threaded=False)
+        send(office.port, raw, BEN, [str(prompt["Reply-To"])])
+        await office.idle()
+
+    state = _run(db, settings, steps)
+    assert state.player(2).nation == "Crete"
+    assert _accepted(_clean_ack(settings)) == ["NATION Crete"]
