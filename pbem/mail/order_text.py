@@ -500,6 +500,30 @@ class AgainstLetter:
 _BLOCK_KEYS = (" ".join(ORDERS_BEGIN.split()).casefold(), " ".join(ORDERS_END.split()).casefold())
 
 
+def _whole_lines(keys: list[str], letter: _Letter) -> tuple[list[bool], int]:
+    """(for each line, whether the letter lacks it whole, counted so far; the last line it has: the copy's end)."""
+    seen: Counter[str] = Counter()
+    mine = [False] * len(keys)
+    last = -1
+    for j, key in enumerate(keys):
+        if not key:
+            continue
+        seen[key] += 1
+        if seen[key] <= letter.count(key):
+            last = j
+        else:
+            mine[j] = True
+    return mine, last
+
+
+def copied_lines(quote: UnmarkedQuote, letters: list[str]) -> int:
+    """How many lines of the quote the letter has whole: which of a player's letters a quote copies, found
+    by counts alone before the one chosen is read in full (`own_against_letter`)."""
+    keys = [_comparable(line) for line in quote.lines]
+    mine, _ = _whole_lines(keys, _Letter(letters))
+    return sum(1 for key, his in zip(keys, mine) if key and not his)
+
+
 def own_against_letter(quote: UnmarkedQuote, letters: list[str]) -> AgainstLetter:
     """The player's lines in and below an unmarked quote: every line of it that the letter did not have.
 
@@ -514,17 +538,7 @@ def own_against_letter(quote: UnmarkedQuote, letters: list[str]) -> AgainstLette
     """
     letter = _Letter(letters)
     keys = [_comparable(line) for line in quote.lines]
-    seen: Counter[str] = Counter()
-    mine = [False] * len(keys)
-    last = -1  # the last line the letter has whole: where the copy ends
-    for j, key in enumerate(keys):
-        if not key:
-            continue
-        seen[key] += 1
-        if seen[key] <= letter.count(key):
-            last = j
-        else:
-            mine[j] = True
+    mine, last = _whole_lines(keys, letter)
     looked = 0
     for j in range(last + 1):
         if mine[j] and letter.count(keys[j]) == 0:

@@ -29,7 +29,7 @@ from sqlalchemy import Engine
 
 from pbem.mail.html_text import html_to_text
 from pbem.mail.inbound import InboundMail
-from pbem.mail.order_text import added_lines, own_against_letter
+from pbem.mail.order_text import added_lines, copied_lines, own_against_letter
 from pbem.mail.policies import DEFAULT as DEFAULT_POLICY
 from pbem.mail.tokens import MODERATOR, parse_reply_address
 from pbem.rules.table import seat_generation
@@ -64,9 +64,10 @@ def read_answered(db: Engine, settings: Settings, mail: InboundMail, envelope_to
         return Answered(mail.body)
     if mail.unmarked is None:
         return Answered(mail.body, tuple(added_lines(mail.quoted, candidates[0])))
-    # The letter the quote copies best: the most of its lines found in it (the first, newest, on a tie).
-    read, chosen = max(((own_against_letter(mail.unmarked, texts), texts) for texts in candidates),
-                       key=lambda pair: pair[0].matched)
+    # The letter the quote copies best: the most of its lines found whole in it (the first, newest, on a tie).
+    unmarked = mail.unmarked
+    chosen = max(candidates, key=lambda texts: copied_lines(unmarked, texts)) if len(candidates) > 1 else candidates[0]
+    read = own_against_letter(unmarked, chosen)
     if not read.copies:  # another text quoted: the reader's reading stands, and the quote is read as it was
         return Answered(mail.body, tuple(added_lines(mail.quoted, chosen)) if named else ())
     marked = added_lines(mail.unmarked.marked, chosen) if mail.unmarked.marked else []

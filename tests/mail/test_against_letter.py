@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from pbem.mail.order_text import ORDERS_BEGIN, ORDERS_END, UnmarkedQuote, own_against_letter, read_reply
+from pbem.mail.order_text import ORDERS_BEGIN, ORDERS_END, UnmarkedQuote, copied_lines, own_against_letter, read_reply
 
 PROMPT = f"""Ben: Choose your nation, then place your first token in one of its start areas. If no orders arrive in time: the first nation still free in A.S.T. order (Africa) and its first start area.
 Setup, Nations and start areas.
@@ -157,10 +157,11 @@ def test_a_press_block_below_the_copy_keeps_its_blank_lines():
     )
 
 
-def test_the_letter_copied_best_matches_most_lines():
+def test_the_letter_copied_best_has_most_of_its_lines_whole():
     text = f"{HEADERS['outlook']}\n\n{PROMPT}\nNATION Crete\n"
     quote = _unmarked(text)
     assert own_against_letter(quote, [PROMPT]).matched > own_against_letter(quote, [REPORT]).matched
+    assert copied_lines(quote, [PROMPT]) > copied_lines(quote, [REPORT])
 
 
 def test_marked_lines_before_the_unmarked_quote_are_kept_apart():
