@@ -24,7 +24,7 @@ from pbem.mail.automatic import Automatic, recognise
 from pbem.mail.charsets import decode_bytes
 from pbem.mail.html_text import html_to_text
 from pbem.mail.limits import UNBOUNDED, ReadingTime, TooLongToRead, bound_lines, tame_header_fields
-from pbem.mail.order_text import read_reply
+from pbem.mail.order_text import UnmarkedQuote, read_reply
 from pbem.mail.policies import DEFAULT as DEFAULT_POLICY
 
 __all__ = ["InboundMail", "MailRejected", "human_size", "parse_message"]
@@ -56,6 +56,7 @@ class InboundMail:
     senders: int = 1  # mailboxes the From header names: anything but one cannot prove who sent it
     automatic: Automatic | None = None  # an auto-reply or a bounce: never played, never answered
     quoted: tuple[str, ...] = ()  # the quoted lines, marks taken off (see order_text.Reply)
+    unmarked: UnmarkedQuote | None = None  # an unmarked quote, to be read against the letter it copies
 
 
 # --------------------------------------------------------------------------
@@ -561,4 +562,5 @@ def _parse_message(raw: bytes, max_bytes: int, null_return_path: bool, time: Rea
         senders=max(1, len(mailboxes)),
         automatic=automatic,
         quoted=reply.quoted,
+        unmarked=reply.unmarked,
     )

@@ -15,7 +15,8 @@ drops what they did not:
   player's lines after it are kept (bottom-posting, interleaving); when it is
   not marked (Outlook), the rest of the message is the quote, except what
   follows the end of the prompt's own order block, which can only be the
-  player's;
+  player's. The service, which has the letter copied, reads such a quote
+  again against it (`own_against_letter`: `Reply.unmarked` keeps it);
 * a signature from its "-- " line to the next quote, and phone footers.
 
 The quoted lines are kept aside (`Reply.quoted`): a player may edit the
@@ -274,10 +275,21 @@ def _normalise(text: str) -> list[str]:
 _LINES_BETWEEN_CHECKS = 4096
 
 
-def _own_lines(lines: list[str], time: ReadingTime = UNBOUNDED) -> tuple[list[str], list[str]]:
-    """(every line the player wrote, every quoted line with its marks taken off), each in order."""
+@dataclass(frozen=True)
+class _Unmarked:
+    """Where an unmarked quote began: its first line, and how many lines were kept and quoted before it."""
+
+    start: int
+    kept: int
+    quoted: int
+
+
+def _own_lines(lines: list[str], time: ReadingTime = UNBOUNDED) -> tuple[list[str], list[str], _Unmarked | None]:
+    """(every line the player wrote, every quoted line with its marks taken off, each in order; the first
+    unmarked quote, if there is one)."""
     kept: list[str] = []
     quoted: list[str] = []
+    unmarked: _Unmarked | None = None
     end_marker = ORDERS_END.lower()
     marks = _HeaderMarks(lines)
     i = 0
@@ -313,7 +325,9 @@ def _own_lines(lines: list[str], time: ReadingTime = UNBOUNDED) -> tuple[list[st
         if after is not None and _quoted(lines[after]):
             i = after  # a marked quote: what the player writes after it is read
             continue
-        # An unmarked quote runs to the end, except what follows the prompt's own order block.
+        # An unmarked quote runs to the end, except what follows the prompt's own order block. Where it began
+        # is kept: the service, which has the letter it copies, can tell the player's lines in it apart.
+        unmarked = unmarked or _Unmarked(i + size, len(kept), len(quoted))
         rest = [n.strip().lower() for n in lines[i + size:]]
         if end_marker not in rest:
             quoted.extend(lines[i + size:])
@@ -321,7 +335,7 @@ def _own_lines(lines: list[str], time: ReadingTime = UNBOUNDED) -> tuple[list[st
         resume = i + size + len(rest) - rest[::-1].index(end_marker)
         quoted.extend(lines[i + size:resume])
         i = resume
-    return kept, quoted
+    return kept, quoted, unmarked
 
 
 def _quote_header(lines: list[str], i: int, marks: _HeaderMarks | None = None) -> int:
@@ -370,6 +384,20 @@ def _block_in(lines: list[str]) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
+class UnmarkedQuote:
+    """An unmarked quote (Outlook's) and what stood around it, kept to be read against the letter it copies.
+
+    Without that letter, everything after the quote's header is taken for the quote, but for what follows the
+    prompt's order block: a player who wrote below the copy was not heard. The service has the letter, and
+    `own_against_letter` takes every line not in it as the player's.
+    """
+
+    above: tuple[str, ...]  # the lines the player wrote before the quote's header
+    lines: tuple[str, ...]  # every line after the header, to the end of the message
+    marked: tuple[str, ...]  # the lines of marked quotes before it, marks taken off
+
+
+@dataclass(frozen=True)
 class Reply:
     """What a reply holds for the order reader."""
 
@@ -378,14 +406,25 @@ class Reply:
     #: prompt's order block where it stands, or answer inline in Outlook's unmarked quote);
     #: only the service, which has the letter that was quoted, can tell those lines apart.
     quoted: tuple[str, ...] = ()
+    unmarked: UnmarkedQuote | None = None  # the first unmarked quote, if the reply has one
+
+
+def _stripped(lines: list[str]) -> tuple[str, ...]:
+    return tuple(ln.strip() for ln in lines if ln.strip())
+
+
+def _kept_text(lines: list[str]) -> str:
+    return "\n".join(_trim_blank(_select_order_block(_trim_blank(lines))))
 
 
 def read_reply(text: str, time: ReadingTime = UNBOUNDED) -> Reply:
     lines = _normalise(text)
     time.check()
-    own, quoted = _own_lines(lines, time)
-    kept = _select_order_block(_trim_blank(own))
-    return Reply("\n".join(_trim_blank(kept)), tuple(ln.strip() for ln in quoted if ln.strip()))
+    own, quoted, at = _own_lines(lines, time)
+    unmarked = None
+    if at is not None:
+        unmarked = UnmarkedQuote(tuple(own[:at.kept]), tuple(lines[at.start:]), _stripped(quoted[:at.quoted]))
+    return Reply(_kept_text(own), _stripped(quoted), unmarked)
 
 
 def _comparable(line: str) -> str:
@@ -394,6 +433,29 @@ def _comparable(line: str) -> str:
 
 #: Quoted lines read beyond the quoted letter's own length when looking for what a player wrote inside it.
 QUOTED_LINES_READ = 1_000
+
+
+class _Letter:
+    """The letter a quote copies, read once: how often it has each line, and its text joined, to find pieces in.
+
+    Clients rewrap what they quote, and change blanks, bullets and case: lines are compared by `_comparable`,
+    and a line the letter does not have whole may still be a piece of one of its lines, or two joined.
+    """
+
+    def __init__(self, letters: list[str]) -> None:
+        texts = [[_comparable(ln) for ln in _normalise(t)] for t in letters]
+        self.whole = [" ".join(x for x in lines if x) for lines in texts]
+        self.counts = [Counter(lines) for lines in texts]
+        self.lines = min((sum(1 for x in lines if x) for lines in texts), default=0)
+        #: How many quoted lines are worth looking for as pieces: a quote of the letter has about its lines;
+        #: one far longer is another text quoted (or a flood), and each line would be searched for in it all.
+        self.most = 4 * max((len(lines) for lines in texts), default=0) + QUOTED_LINES_READ
+
+    def count(self, key: str) -> int:
+        return max((c[key] for c in self.counts), default=0)
+
+    def has_piece(self, key: str) -> bool:
+        return any(key in w for w in self.whole)
 
 
 def added_lines(quoted: tuple[str, ...], letters: list[str]) -> list[str]:
@@ -405,28 +467,96 @@ def added_lines(quoted: tuple[str, ...], letters: list[str]) -> list[str]:
     often in the quote than in the letter ("NATION Crete" typed again under
     the list of choices that names it).
     """
-    texts = [[_comparable(ln) for ln in _normalise(t)] for t in letters]
-    whole = [" ".join(x for x in lines if x) for lines in texts]
-    counts = [Counter(lines) for lines in texts]
+    letter = _Letter(letters)
     seen: Counter[str] = Counter()
     added: list[str] = []
-    # A quote of the letter has about its lines; a quote far longer than that is another text quoted (or a
-    # flood), and each of its lines would be looked for in the whole letter.
-    most = 4 * max((len(lines) for lines in texts), default=0) + QUOTED_LINES_READ
-    for line in quoted[:most]:
+    for line in quoted[:letter.most]:
         key = _comparable(line)
         if not key:
             continue
         seen[key] += 1
-        in_letter = max((c[key] for c in counts), default=0)
-        if seen[key] > in_letter and not (in_letter == 0 and any(key in w for w in whole)):
+        in_letter = letter.count(key)
+        if seen[key] > in_letter and not (in_letter == 0 and letter.has_piece(key)):
             added.append(line)
     return added
+
+
+@dataclass(frozen=True)
+class AgainstLetter:
+    """An unmarked quote read against the letter it copies."""
+
+    own: str  # the player's text: his lines above the quote, in the copy's order block, and below the copy
+    inside: tuple[str, ...]  # other lines of the copy the letter did not have: orders only if legal
+    matched: int  # how many lines of the quote the letter had: to choose among letters it may copy
+    letter_lines: int  # how many lines with text the letter has (its shortest text)
+
+    @property
+    def copies(self) -> bool:
+        """Whether the quote copies the letter at all: at least half its lines are found whole. Another text
+        quoted (an older message of the player's, a letter from elsewhere) would be taken whole for his."""
+        return 2 * self.matched >= self.letter_lines
+
+
+_BLOCK_KEYS = (" ".join(ORDERS_BEGIN.split()).casefold(), " ".join(ORDERS_END.split()).casefold())
+
+
+def _whole_lines(keys: list[str], letter: _Letter) -> tuple[list[bool], int]:
+    """(for each line, whether the letter lacks it whole, counted so far; the last line it has: the copy's end)."""
+    seen: Counter[str] = Counter()
+    mine = [False] * len(keys)
+    last = -1
+    for j, key in enumerate(keys):
+        if not key:
+            continue
+        seen[key] += 1
+        if seen[key] <= letter.count(key):
+            last = j
+        else:
+            mine[j] = True
+    return mine, last
+
+
+def copied_lines(quote: UnmarkedQuote, letters: list[str]) -> int:
+    """How many lines of the quote the letter has whole: which of a player's letters a quote copies, found
+    by counts alone before the one chosen is read in full (`own_against_letter`)."""
+    keys = [_comparable(line) for line in quote.lines]
+    mine, _ = _whole_lines(keys, _Letter(letters))
+    return sum(1 for key, his in zip(keys, mine) if key and not his)
+
+
+def own_against_letter(quote: UnmarkedQuote, letters: list[str]) -> AgainstLetter:
+    """The player's lines in and below an unmarked quote: every line of it that the letter did not have.
+
+    The quote is the letter copied, what the player changed in it (the order block edited where it stands,
+    an answer between its lines) and, below it, what he wrote after it. A line is the letter's while the
+    letter has it as often as the quote has so far (counts, not a diff: linear, and indifferent to what the
+    client rearranged); a line found nowhere whole is still the letter's when it is a piece of it rewrapped.
+    The copy ends at the last line the letter has whole; all after it is the player's, blank lines included
+    (a PRESS block keeps its shape), and so are his changes to the order block. Other lines in the copy the
+    letter did not have may be the client's (a line rebuilt from the HTML part, a link spelled out): they
+    are orders only when complete and legal (`AgainstLetter.inside`).
+    """
+    letter = _Letter(letters)
+    keys = [_comparable(line) for line in quote.lines]
+    mine, last = _whole_lines(keys, letter)
+    looked = 0
+    for j in range(last + 1):
+        if mine[j] and letter.count(keys[j]) == 0:
+            looked += 1
+            mine[j] = looked > letter.most or not letter.has_piece(keys[j])
+    in_block = False
+    block: list[str] = []
+    inside: list[str] = []
+    for j in range(last + 1):
+        if keys[j] in _BLOCK_KEYS and not mine[j]:
+            in_block = keys[j] == _BLOCK_KEYS[0]
+        elif mine[j]:
+            (block if in_block else inside).append(quote.lines[j].strip())
+    kept, _, _ = _own_lines([*block, "", *quote.lines[last + 1:]])  # his footers, signature, marked quotes go
+    matched = sum(1 for j in range(last + 1) if keys[j] and not mine[j])
+    return AgainstLetter(_kept_text([*quote.above, *kept]), tuple(inside[:letter.most]), matched, letter.lines)
 
 
 def extract_order_text(text: str) -> str:
     """The lines of ``text`` the player wrote (see the module's docstring), blank edges trimmed."""
     return read_reply(text).own
-
-
-

@@ -25,11 +25,8 @@ from datetime import datetime
 
 from sqlalchemy import Engine, Row
 
-from pbem.mail.html_text import html_to_text
 from pbem.mail.inbound import InboundMail, MailRejected, parse_message
 from pbem.mail.limits import ReadingTime, TooLongToRead
-from pbem.mail.order_text import added_lines
-from pbem.mail.policies import DEFAULT as DEFAULT_POLICY
 from pbem.mail.tokens import (
     MODERATOR,
     moderator_secret,
@@ -46,6 +43,7 @@ from pbem.store.inbox import message_key
 from pbem.store.unit_of_work import UnitOfWork
 
 from . import telemetry
+from .answered import read_answered
 from .batch import GameError, letters_for, mail_source, retrying, sync_nations
 from .bounces import record_bounce
 from .games import take_orders
@@ -176,17 +174,18 @@ def read_message(db: Engine, settings: Settings, row) -> Reading:
     except MailRejected as exc:
         return Reading(exc)
     try:
-        body = mail.body or ""
+        # First the letter it answers: under an unmarked quote, the player's lines below it are his body too.
+        answered = read_answered(db, settings, mail, list(row.envelope_to or []))
+        time_left.check()
+        body = answered.body or ""
         secret = secret_in(body)
         observer = observer_verb(body)
         time_left.check()
         written = written_lines(body)
         time_left.check()
-        quoted = tuple(_written_in_quote(db, mail))
-        time_left.check()
     except TooLongToRead as exc:
         return Reading(MailRejected(_too_long(exc, settings)))
-    return Reading(mail, secret, observer, written, quoted)
+    return Reading(mail, secret, observer, written, answered.quoted_orders)
 
 
 def _too_long(exc: TooLongToRead, settings: Settings) -> str:
@@ -337,36 +336,6 @@ def _moderator(uow: UnitOfWork, letters, game, mail: InboundMail, secret: str | 
         f"forged:{key}",
     )
     return Outcome("rejected", f"moderator's token but sender {mail.from_addr}", game.game_id)
-
-
-#: Identifiers of a reply's References looked up for the letter it quotes (its newest ones).
-_REFERENCES_LOOKED_UP = 20
-
-
-def _written_in_quote(db: Engine, mail: InboundMail) -> list[str]:
-    """Lines the player wrote inside the quote of a letter of ours (an edited order block, an inline answer).
-
-    The letter answered is found by In-Reply-To or References among the
-    letters sent; without it, a quote is only a quote. The letter is looked
-    up in a short transaction of its own, and compared outside any.
-    """
-    if not mail.quoted:
-        return []
-    asked = [m for m in [mail.in_reply_to, *reversed(mail.references[-_REFERENCES_LOOKED_UP:])] if m]
-    if not asked:
-        return []
-    with UnitOfWork(db) as uow:
-        sent = next((found for m in asked if (found := uow.outbox.by_message_id(m)) is not None), None)
-        raw = bytes(sent.raw) if sent is not None else None
-    if raw is None:
-        return []
-    letter = email.message_from_bytes(raw, policy=DEFAULT_POLICY)
-    texts = []
-    for kind in ("plain", "html"):
-        part = letter.get_body(preferencelist=(kind,))
-        if part is not None:
-            texts.append(part.get_content() if kind == "plain" else html_to_text(part.get_content()))
-    return added_lines(mail.quoted, texts)
 
 
 def _refuse_unreadable(uow: UnitOfWork, settings: Settings, row, reason: str, now: datetime) -> Outcome:

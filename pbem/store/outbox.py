@@ -117,6 +117,13 @@ class Outbox:
             select(outbox).where(outbox.c.message_id.in_([key, f"<{key}>"]))
         ).first()
 
+    def latest_to(self, game_id: str, recipient: str, limit: int) -> list[Row]:
+        """The newest letters of a game to one address, newest first: what a reply without a
+        usable In-Reply-To most likely answers."""
+        query = (select(outbox).where(outbox.c.game_id == game_id, outbox.c.recipient == recipient)
+                 .order_by(outbox.c.id.desc()).limit(limit))
+        return list(self.conn.execute(query))
+
     def due(self, now: datetime, limit: int = 50) -> list[Row]:
         """Unsent messages whose ``next_attempt_at <= now``, by id.
 
