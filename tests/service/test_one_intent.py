@@ -178,3 +178,22 @@ def test_every_order_line_written_in_a_quote_is_played_or_named(sqlite_url, tmp_
     assert [n.split("'")[1] for n in named] == ["> SCRAP Babylonia", "> KEPE Roma"]
     assert not any("Thanks for the game" in n for n in receipt.notes), "prose in a quote is no error"
     assert receipt.accepted == ["HALT"] and game.asked() != who
+
+
+def test_the_moderators_orders_for_a_player_are_one_intent_too(sqlite_url, tmp_path):
+    game = Table(sqlite_url, tmp_path)
+    who = game.asked()
+    nation = game.nation_of(who)
+    receipt = game.submit("moderator", f"FOR {nation}: HALT\nFOR {nation}: SCRAP Babylonia")
+    assert [e["line"] for e in receipt.errors] == [2] and receipt.accepted == []
+    assert game.asked() == who and receipt.subject == "Step still open: 1 line refused"
+    receipt = game.submit("moderator", f"FOR {nation}: HALT")
+    assert receipt.errors == [] and game.asked() != who
+
+
+def test_the_held_headline_leads_the_html_part_too(sqlite_url, tmp_path):
+    game = Table(sqlite_url, tmp_path)
+    who = game.asked()
+    receipt = game.submit(who, "KEPE Roma\nHALT")
+    html = game.last_ack(_address(who)).get_body(preferencelist=("html",)).get_content()
+    assert receipt.headline in html and "Nothing more is needed from you now" not in html
