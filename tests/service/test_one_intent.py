@@ -197,3 +197,17 @@ def test_the_held_headline_leads_the_html_part_too(sqlite_url, tmp_path):
     receipt = game.submit(who, "KEPE Roma\nHALT")
     html = game.last_ack(_address(who)).get_body(preferencelist=("html",)).get_content()
     assert receipt.headline in html and "Nothing more is needed from you now" not in html
+
+
+def test_a_misspelt_move_holds_the_halt_at_ones_own_move_step(sqlite_url, tmp_path):
+    game = Table(sqlite_url, tmp_path)
+    while game.state().step == "ships":
+        game.submit(game.asked(), "HALT")
+    who = game.asked()
+    home, away = STARTS[game.nation_of(who)]
+    receipt = game.submit(who, f"MOVE 1 {home} Nowhereland\nHALT")
+    assert [e["line"] for e in receipt.errors] == [1] and receipt.accepted == []
+    assert game.state().step == "moves" and game.asked() == who, "the move is not lost: his turn is still open"
+    assert any(o.startswith("Still needed from you:") for o in receipt.on_file)
+    receipt = game.submit(who, f"MOVE 1 {home} {away}\nHALT")
+    assert receipt.errors == [] and receipt.accepted == [f"MOVE 1 {home} > {away}", "HALT"]
