@@ -12,10 +12,7 @@ import secrets as secrets_module
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from dataclasses import replace as dataclass_replace
 from datetime import datetime, timedelta
-from functools import lru_cache
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from sqlalchemy import Engine
 
@@ -24,12 +21,11 @@ from pbem.orders.language import Actor, Orders, Written, parse_orders
 from pbem.rules import engine as rules
 from pbem.rules import table
 from pbem.rules.core.commands import (
-    NoteAbsence,
     QueueOrders,
     ReplacePlayer,
-    SendPress,
+    RevealSeed,
+    RollBack,
     SetDeadline,
-    SetTimezone,
 )
 from pbem.rules.core.draws import Draws, commitment
 from pbem.rules.core.rejection import NotYourTurn, Rejection
@@ -37,6 +33,7 @@ from pbem.rules.core.state import GameState, Player
 from pbem.rules.ruleset.options import OptionError, validate_options
 from pbem.store.unit_of_work import UnitOfWork
 
+from . import intent
 from .batch import (
     DEADLINE_FORMAT,
     Batch,
@@ -54,6 +51,7 @@ from .press_replies import PressReply, as_press, sent_press
 from .projector import load_state
 from .queries import answer as queries_answer
 from .rollback import after_rollback, rolled_back
+from .screening import absences_ahead, newcomers_allowed, press_allowed
 from .settings import Settings
 from .steps import after_change, announce, play_kept, reveal_at_end, set_deadline
 
@@ -61,9 +59,10 @@ __all__ = ["GameError", "NewPlayer", "Receipt", "create_game", "parse_player", "
 
 GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 #: Options the service itself reads; every other option belongs to the rules.
-SERVICE_OPTIONS = {"deadline-hours", "reminder-hours", "press", "missed-limit", "absence", "absence-days"}
+SERVICE_OPTIONS = {"deadline-hours", "reminder-hours", "press", "missed-limit", "absence", "absence-days", intent.ERRORS_OPTION}
 #: What press a game allows: signed, anonymous ("grey"), or none.
 PRESS_KINDS = ("on", "grey", "off")
+NOTHING_NEEDED = "Nothing more is needed from you now."
 # -- creating a game ---------------------------------------------------------
 
 
@@ -107,6 +106,8 @@ def create_game(
         raise GameError("press takes one of: " + ", ".join(PRESS_KINDS))
     if "absence" in service and service["absence"] not in ("extend", "defaults"):
         raise GameError("absence takes extend (deadlines wait for an absent player) or defaults")
+    if service.get(intent.ERRORS_OPTION, "step") not in intent.ERRORS_POLICIES:
+        raise GameError("errors takes step (a refused line holds the orders that close a step) or hold (the whole message)")
     if "absence-days" in service and not service["absence-days"].isdigit():
         raise GameError("absence-days takes a whole number of days")
     if "missed-limit" in service and not service["missed-limit"].isdigit():
@@ -174,6 +175,8 @@ class Receipt:
     help: list[str] = field(default_factory=list)
     deadline: str | None = None
     ignored: list[str] = field(default_factory=list)
+    subject: str = ""  # when orders were held: the acknowledgement's subject says the step is still open
+    headline: str = ""  # and its first line, what was held and what to send again
 
     @property
     def ok(self) -> bool:
@@ -194,6 +197,8 @@ class Receipt:
         the printer escapes it, and repr would escape it a second time.
         """
         lines = [f"Game {self.game}: orders from {self.player}"]
+        if self.headline:
+            lines.append(f"  {self.headline}")
         lines += [f"  accepted: {a}" for a in self.accepted]
         for e in self.errors:
             hint = f" (did you mean: {', '.join(e['suggestions'])}?)" if e["suggestions"] else ""
@@ -225,7 +230,7 @@ def _on_file(state: GameState, player: Player | None) -> list[str]:
         out.append("The moderator took you out of this game: your nation plays by its defaults.")
     elif kept:
         out.append("Kept for your turn in this phase: " + "; ".join(kept) + ".")
-    out.append(("Still needed from you: " + mine[0].question) if mine else "Nothing more is needed from you now.")
+    out.append(("Still needed from you: " + mine[0].question) if mine else NOTHING_NEEDED)
     return out
 
 
@@ -252,30 +257,60 @@ def take_orders(
     ``message_id`` keys the orders against a second delivery; ``in_reply_to``
     (default: the same) threads the acknowledgement; ``origin`` is a line the
     acknowledgement adds about where the orders came from. ``quoted_orders``
-    are lines the player wrote inside a quote: each is taken when it is a
-    complete, legal order and passed over in silence otherwise, since quoted
-    text rewrapped by a client is no attempt at an order. ``press_reply``: the message came to a press
-    letter's reply address; with no order in it, it is relayed as press (pbem.service.press_replies).
+    are lines the player wrote inside a quote: each that reads as an order
+    attempt (a verb of ours first) is played or named with its reason in the
+    acknowledgement; prose a client rewrapped there is no attempt and no error.
+    ``press_reply``: the message came to a press letter's reply address; with
+    no order in it, it is relayed as press (pbem.service.press_replies).
+
+    A message is one intent (`intent`): when a line of it is refused, its
+    orders that would close the player's step are held, and the
+    acknowledgement says first that the step is still open.
     """
     batch, game = open_game(uow, game_id, now)
     before = batch.state
     player = batch.state.player(actor.player_id) if actor.player_id is not None else None
     label = (f"{player.name} ({player.nation})" if player.nation else player.name) if player else "moderator"
     receipt = Receipt(game_id, label, notes=list(notes))
-    orders = _press_allowed(parse_orders(text, batch.state, actor), (game.options or {}).get("press", "on"))
-    orders = _newcomers_allowed(uow, game_id, batch.state, orders)
-    orders = _absences_ahead(orders, now)
+    orders = press_allowed(parse_orders(text, batch.state, actor), (game.options or {}).get("press", "on"))
+    orders = newcomers_allowed(uow, game_id, batch.state, orders)
+    orders = absences_ahead(orders, now)
     orders = as_press(uow, batch.state, player, orders, press_reply, game.options)  # a reply to press (press_replies)
     receipt.ignored = list(orders.ignored)
     receipt.notes.extend(orders.notes)
     quoted = parse_orders("\n".join(quoted_orders), batch.state, actor) if quoted_orders else None
-    tentative = [line for line in quoted.lines if line.command is not None] if quoted else []
+    tentative = [line for line in quoted.lines if line.command is not None or line.error] if quoted else []
     who = f"player:{actor.player_id}" if actor.player_id is not None else "moderator"
     on_behalf: list[tuple[int, str]] = []  # FOR <nation>: the moderator's orders for a player, who is told
+    out = table.kicked(batch.state).get(player.id) if player else None
+    main = len(orders.lines)
+    held: list[tuple[int, object]] = []  # orders that close a step, not played because a line of the message was refused
+    whole_refused = _whole_refused(batch, orders) if intent.policy(game.options) == "hold" and out is None else None
+    whole = whole_refused is not None
+    closed_here = False  # an order of this message closed the player's step
 
-    def attempt(number: int, line) -> Rejection | None:
+    def attempt(number: int, line, final: bool = False) -> Rejection | None:
+        """Play one order, or hold it (`intent`); a refusal is returned, not raised."""
+        nonlocal closed_here
+        if whole_refused is not None:
+            if number in whole_refused:
+                return whole_refused[number]
+            held.append((number, line))
+            return None
         try:
-            batch.decide(line.command, actor=who, source=source, dedupe=f"{message_id}#{number}" if message_id else None)
+            if not final and isinstance(line.command, intent.CLOSING) and _refusal(line.command, number):
+                held.append((number, line))
+                return None
+            if isinstance(line.command, (RollBack, RevealSeed)):
+                batch.decide(line.command, actor=who, source=source, dedupe=f"{message_id}#{number}" if message_id else None)
+            else:
+                events, after = intent.try_order(batch.state, line.command, batch.draws)
+                if intent.closes_step(batch.state, after, line.command):
+                    if not final and _refusal(line.command, number, after):
+                        held.append((number, line))
+                        return None
+                    closed_here = True
+                batch.record(events, actor=who, source=source, dedupe=f"{message_id}#{number}" if message_id else None)
         except Rejection as exc:
             return exc
         receipt.accepted.append(line.canonical + (f"  ({'; '.join(line.notes)})" if line.notes else ""))
@@ -283,29 +318,47 @@ def take_orders(
             on_behalf.append((line.command.player_id, line.canonical))
         return None
 
+    def _refusal(command: object, number: int, after: GameState | None = None) -> bool:
+        """Whether a line of the message is refused: one already, or one ahead once ``command`` is played."""
+        if refused or receipt.errors:
+            return True
+        if after is None or number >= main:
+            return False
+        rest = [line.command for line in orders.lines[number + 1:] if line.command is not None]
+        return bool(intent.foresee(after, batch.draws, rest, closed_here=True))
+
     refused: dict[int, tuple[object, Rejection]] = {}
     took_from_quote = False
     queries = []
     early: list = []  # lines sent before the player's turn, and every game order after the first of them
-    out = table.kicked(batch.state).get(player.id) if player else None
+    second_halt = False  # a HALT for 3b, sent at one's own 3a after the HALT that ended the ships
     for number, line in enumerate([*orders.lines, *tentative]):
         if line.query:
             queries.append(line.query)
         elif line.help:
             receipt.help.append(line.help)
+        elif line.error and number >= main:  # a line of ours edited in a quote: named, never passed over in silence
+            receipt.notes.append(_quoted_note(line.text, line.error))
         elif line.error:
             receipt.errors.append(
                 {"line": line.number, "text": line.text, "reason": line.error, "suggestions": list(line.suggestions)}
             )
-        elif out is not None and number < len(orders.lines):
+        elif out is not None:
             reason = f"the moderator took you out of this game ({out}); your nation plays by its defaults"
-            receipt.errors.append({"line": line.number, "text": line.text, "reason": reason, "suggestions": []})
-        elif number >= len(orders.lines):  # a line from inside a quote: taken if legal, else no attempt at all
-            took_from_quote = out is None and attempt(number, line) is None or took_from_quote
-        elif early and not _table_order(line.command):
+            if number >= main:
+                receipt.notes.append(_quoted_note(line.text, reason))
+            else:
+                receipt.errors.append({"line": line.number, "text": line.text, "reason": reason, "suggestions": []})
+        elif number >= main:  # a line from inside a quote: played if legal, else named with the reason
+            exc = attempt(number, line)
+            took_from_quote = took_from_quote or exc is None
+            if exc is not None:
+                receipt.notes.append(_quoted_note(line.text, str(exc)))
+        elif early and not _table_order(line.command) and not whole:
             early.append(line)
         elif (exc := attempt(number, line)) is not None:
-            if isinstance(exc, NotYourTurn) and player is not None:
+            if player is not None and (isinstance(exc, NotYourTurn) or intent.kept_for_moves(batch.state, line.command, closed_here)):
+                second_halt = second_halt or not isinstance(exc, NotYourTurn)
                 early.append(line)
             else:
                 refused[number] = (line, exc)
@@ -314,6 +367,21 @@ def take_orders(
     for line, exc in refused.values():
         receipt.errors.append({"line": line.number, "text": line.text, "reason": str(exc), "suggestions": list(exc.suggestions)})
     receipt.errors.sort(key=lambda e: e["line"])
+    if held and not receipt.errors and not whole:  # the refusal foreseen did not come (the lines were kept): play them
+        for number, line in held[:]:
+            held.remove((number, line))
+            if isinstance(exc := attempt(number, line, final=True), NotYourTurn) and player is not None:
+                early.append(line)
+            elif exc is not None:
+                receipt.errors.append({"line": line.number, "text": line.text, "reason": str(exc), "suggestions": list(exc.suggestions)})
+    if receipt.errors:  # a kept order that would close the step when played waits for the corrected message
+        held += [(-1, line) for line in early if isinstance(line.command, intent.CLOSING)]
+        early = [line for line in early if not isinstance(line.command, intent.CLOSING)]
+        second_halt = False
+    if held or whole:
+        notes = [intent.Held(line.number, line.canonical, n >= main) for n, line in held]
+        receipt.subject, receipt.headline = intent.headline([e["line"] for e in receipt.errors], notes, whole)
+        receipt.notes[:0] = [_quoted_note(h.order, "a line of your message was refused") for h in notes if h.quoted]
     if early and player is not None:
         kept = tuple(line.canonical for line in early)
         batch.decide(QueueOrders(player.id, kept), actor=who, source=source, dedupe=f"{message_id}#kept" if message_id else None)
@@ -322,6 +390,9 @@ def take_orders(
             "It is not your turn yet: the orders marked kept wait for it and are played then, in the order you wrote "
             "them; you will hear what became of each. Orders you send later are added after them."
         )
+        if second_halt:
+            receipt.notes.insert(0, "Your ship step (3a) is over. The second HALT is kept for your movement (3b) and "
+                                 "played when your turn to move comes: you make no moves this turn.")
     letters = letters_for(uow, settings, game, now)
     moderated = [e for e in batch.events if e.type == "Moderated"]
     if any(e.data["action"] == "resume" for e in moderated):  # a fresh deadline: the pause may have eaten the old one
@@ -348,6 +419,9 @@ def take_orders(
         set_deadline(batch, game, settings, before)
     reveal_at_end(batch)
     receipt.on_file = _on_file(batch.state, batch.state.player(player.id) if player else None)
+    if receipt.headline:  # held orders: the step is open, whatever the engine asks at this moment
+        receipt.on_file = [o.replace(NOTHING_NEEDED, "Nothing is asked of you at this moment: your turn is still to come.")
+                           for o in receipt.on_file]
     receipt.deadline = batch.state.deadline
     me = batch.state.player(player.id) if player else None
     receipt.help.extend(queries_answer(uow, batch.state, me, verb, rest, receipt.on_file) for verb, rest in queries)
@@ -367,6 +441,7 @@ def take_orders(
         nothing_found=receipt.nothing_found,
         key=message_id or ack_key,
         answers_only=bool(queries) and not receipt.accepted and not receipt.errors,
+        held=(receipt.subject, receipt.headline),
         picture=board_picture(batch.state, settings, _viewer_of(me)) if any(v == "MAP" for v, _ in queries) else None,
     )
     if batch.events and not rolled:
@@ -391,6 +466,20 @@ def _tell_moderated_orders(batch: Batch, letters: Letters, before: GameState, on
             f"The moderator ended this step now{why}. What was asked of you ({prompt.question}) was played by "
             f"its default: {prompt.default}.",
         ], f"deadline:{batch.state.game_id}:{batch.state.version}:{player.id}", reply_to=letters.reply_to(batch.state, player))
+
+
+def _quoted_note(text: str, reason: str) -> str:
+    """A line the player wrote inside the quote of our letter that was not played, and why: never passed over in silence."""
+    return f"line '> {text}' in the quoted block was not played: {reason}"
+
+
+def _whole_refused(batch: Batch, orders: Orders) -> dict[int, Rejection] | None:
+    """Under ``errors=hold``: the refusals of a message held whole (by line index), or None when nothing is refused."""
+    if any(line.error for line in orders.lines):
+        return {}
+    indexed = [(i, line.command) for i, line in enumerate(orders.lines) if line.command is not None]
+    found = intent.foresee(batch.state, batch.draws, [c for _, c in indexed], first_only=False)
+    return {indexed[k][0]: exc for k, exc in found.items()} if found else None
 
 
 def _viewer_of(player: Player | None) -> str:
@@ -425,67 +514,6 @@ def _hand_over(uow: UnitOfWork, batch: Batch, letters: Letters, before: GameStat
             letters.notice(old_address, batch.state.game_id, "From the moderator", [
                 text, "Your reply address and SECRET for this game no longer work. Thank you for playing.",
             ], f"replaced-old:{batch.state.game_id}:{batch.state.version}:{i}")
-
-
-@lru_cache(maxsize=1)
-def _zones() -> dict[str, str]:
-    """Every time zone of the zone database by its lower-case name: names ignore case, as all names do."""
-    return {name.lower(): name for name in available_timezones()} | {"utc": "UTC", "gmt": "UTC"}
-
-
-def _known_zone(zone: str) -> str | None:
-    """The zone's proper spelling, or None when the zone database has no such zone."""
-    name = _zones().get(zone.lower())
-    if name is None:
-        return None
-    try:
-        ZoneInfo(name)
-    except (ValueError, ZoneInfoNotFoundError):
-        return None
-    return name
-
-
-def _newcomers_allowed(uow: UnitOfWork, game_id: str, state: GameState, orders: Orders) -> Orders:
-    """REPLACE with the address of someone who plays another seat is refused: one person, one reply address."""
-    lines = []
-    for line in orders.lines:
-        if isinstance(line.command, ReplacePlayer):
-            others = [r for r in uow.players.by_email(game_id, line.command.email) if r.id != line.command.player_id]
-            if others:
-                seat = state.player(others[0].id)
-                line = dataclass_replace(line, command=None, error=f"{line.command.email} already plays {seat.nation or seat.name} in this game")
-        lines.append(line)
-    return dataclass_replace(orders, lines=tuple(lines))
-
-
-def _absences_ahead(orders: Orders, now: datetime) -> Orders:
-    """ABSENT for days already past is refused: it would tell the table nothing true."""
-    today = now.date().isoformat()
-    lines = []
-    for line in orders.lines:
-        if isinstance(line.command, NoteAbsence) and line.command.end and line.command.end < today:
-            line = dataclass_replace(line, command=None, error=f"those days are past (today is {today}); ABSENT is for days ahead")
-        lines.append(line)
-    return dataclass_replace(orders, lines=tuple(lines))
-
-
-def _press_allowed(orders: Orders, kind: str) -> Orders:
-    """The game's press option on the PRESS lines (refused when off, unsigned when grey); unknown time zones refused."""
-    lines = []
-    for line in orders.lines:
-        if isinstance(line.command, SetTimezone):
-            zone = _known_zone(line.command.zone)
-            if zone is None:
-                line = dataclass_replace(line, command=None, error=f"unknown time zone {line.command.zone!r}; write one such as Europe/Berlin")
-            else:
-                command = dataclass_replace(line.command, zone=zone)
-                line = dataclass_replace(line, command=command, canonical=f"TIMEZONE {zone}")
-        elif isinstance(line.command, SendPress) and kind == "off":
-            line = dataclass_replace(line, command=None, error="press is off in this game (game option press=off)")
-        elif isinstance(line.command, SendPress) and kind == "grey":
-            line = dataclass_replace(line, command=dataclass_replace(line.command, anonymous=True))
-        lines.append(line)
-    return dataclass_replace(orders, lines=tuple(lines))
 
 
 def resolve_actor(uow: UnitOfWork, game_id: str, who: str) -> Actor:

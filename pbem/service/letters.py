@@ -350,11 +350,13 @@ class Letters:
         key: str | None = None,
         answers_only: bool = False,
         picture: Picture | None = None,
+        held: tuple[str, str] = ("", ""),
     ) -> None:
         """What the server understood of one message, bounded however much the message held.
 
         A message with no order in it says so first (subject and first line),
-        with what is still needed and the order block to edit.
+        with what is still needed and the order block to edit; so does one
+        whose orders closing a step were ``held`` (subject, first line).
         """
         mine = [p for p in pending(state).values() if player is not None and p.player_id == player.id]
         self._post(
@@ -384,6 +386,8 @@ class Letters:
                 "template": mine[0].template if mine and nothing_found else "",
                 "origin": origin,
                 "answers_only": answers_only,
+                "held_subject": held[0],
+                "held": held[1],
             },
             f"ack:{key or in_reply_to or 'cli'}",
             reply_to=self.reply_to(state, player) if player else self.moderator_reply_to(state),

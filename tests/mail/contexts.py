@@ -25,6 +25,8 @@ ACK = {
     "answers_only": False,
     "template": "",
     "origin": "",
+    "held_subject": "",
+    "held": "",
 }
 
 PROMPT = {

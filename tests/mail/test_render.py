@@ -69,6 +69,11 @@ def test_subjects(renderer):
     assert empty.subject == "[nile-1] No orders found in your message"
     assert empty.text.startswith("No orders found in your message, Egypt. Still needed from you: Which nation?")
     assert "NATION Africa" in empty.text and "ACCEPTED FROM THIS MESSAGE" not in empty.text
+    held = renderer.render("ack", {**ACK, "held_subject": "Step still open: 2 lines refused",
+                                   "held": "Your step is still open: lines 3 and 5 were refused, so HALT was not played."})
+    assert held.subject == "[nile-1] Step still open: 2 lines refused"
+    assert held.text.startswith("Your step is still open: lines 3 and 5 were refused") and "Correct them" not in held.text
+    assert "Your step is still open: lines 3 and 5" in held.html
     assert renderer.render("prompt", PROMPT).subject == "[nile-1] T3 Movement: your orders, due Fri 14 Jun 18:00 UTC"
     assert renderer.render("prompt", {**PROMPT, "turn": None, "phase": "Choose a nation", "due": ""}).subject == (
         "[nile-1] Setup, Choose a nation: your orders"
