@@ -136,6 +136,33 @@ def _reads_as(verb: str, rest: str, state: GameState, actor: Actor) -> tuple[Any
         return None
 
 
+def _fault(verb: str, rest: str, state: GameState, actor: Actor) -> str:
+    """Why the rest of a line is no order of ``verb``, in the parser's words."""
+    try:
+        VERBS[verb][0](state, actor, rest, [])
+    except LookupError as exc:
+        return str(exc).strip("'\"")
+    except Exception as exc:  # the parser's own refusal (LineError) or any other: its words are the reason
+        return str(exc)
+    return "it could not be read"
+
+
+def _names_the_game(rest: str, state: GameState) -> bool:
+    """Whether the rest of a line holds a number or the name of an area or a nation, written whole.
+
+    A slip of a verb followed by prose ("More later.", "Plase find them below")
+    is no order; followed by the game's own words ("MVOE 1 Knossos Atlantis")
+    it is one, and its fault (Atlantis) is worth telling.
+    """
+    words = [bare(word).upper() for word in rest.split()]
+    if any(word.isdigit() for word in words):
+        return True
+    text = f" {' '.join(words)} "
+    ruleset = ruleset_of(state) if state.players else ruleset_for_options({})
+    names = [*ruleset.areas, *(p.nation for p in state.players if p.nation)]
+    return any(f" {known.upper()} " in text for known in names)
+
+
 def _meant_as_order(head: str, rest: str, state: GameState, actor: Actor) -> bool:
     """Whether a line with an unknown first word was meant as an order.
 
@@ -395,6 +422,10 @@ def parse_orders(text: str | Written, state: GameState, actor: Actor) -> Orders:
                     command, line_notes = read
                     line_notes.insert(0, f"read '{head}' as {slip}")
                     lines.append(OrderLine(number, line, command, canonical(command, state), notes=tuple(line_notes)))
+                    continue
+                if slip is not None and _names_the_game(rest, state):
+                    # "MVOE 1 Knossos Atlantis": an order, refused with its fault, the reading said
+                    lines.append(OrderLine(number, line, error=f"read '{head}' as {slip}: {_fault(slip, rest, state, who)}"))
                     continue
                 if not _meant_as_order(head, rest, state, who):
                     ignored.append(line)

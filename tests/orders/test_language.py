@@ -105,6 +105,11 @@ def test_a_verb_one_slip_away_is_read_as_it_when_the_rest_is_its_order_and_said(
     assert line.notes == (f"read '{slip}' as PLACE",)
 
 
+def test_a_slip_followed_by_the_games_own_words_is_an_order_refused_with_its_fault():
+    (line,) = parse_orders("PLAEC Atlantis Knossos", game(), Actor(player_id=1)).lines
+    assert line.command is None and line.error.startswith("read 'PLAEC' as PLACE: ")
+
+
 def test_a_slip_whose_rest_is_no_order_of_that_verb_is_prose_or_an_error_as_before():
     orders = parse_orders("Plaec de problème\nPas de problème\n", game(), Actor(player_id=1))
     assert orders.commands == [] and orders.errors == []

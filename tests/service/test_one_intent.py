@@ -75,7 +75,7 @@ def test_a_refused_line_holds_the_halt_and_the_acknowledgement_says_the_step_is_
     game = Table(sqlite_url, tmp_path)
     who = game.asked()
     home = STARTS[game.nation_of(who)][0]
-    receipt = game.submit(who, f"mvoe 1 {home} Babylonia\nHALT")
+    receipt = game.submit(who, f"mvoe 1 {home} Atlantis\nHALT")
     assert [e["line"] for e in receipt.errors] == [1]
     assert receipt.accepted == []
     assert game.asked() == who, "the HALT was held: his ship step is still open"

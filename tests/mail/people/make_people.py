@@ -262,9 +262,10 @@ def hold_cases() -> None:
              accepted=NATION_ORDERS, notes=[n for n in (f"read '{word}' as NATION" if word else None,
                                                          "read 'PLAEC' as PLACE") if n],
              state=NATION_DONE, needs="hold")
+    # without a nation, PLACE is refused by the rules themselves: two refused lines, nothing held or played
     for i, line in enumerate(["NATION Atlantis", "NAOTIN Crete"]):
         case(f"hold_nation_refused_{i:02d}", "typo-then-close", "nation", [line, "PLACE Knossos", "", "Ciao", "Gio"],
-             errors=[{"text": line}], held=["PLACE Knossos"], subject_says="open",
+             errors=[{"text": line}, {"text": "PLACE Knossos"}], subject_says="2 errors",
              state={"nation": None, "tokens": {}}, needs="hold")
 
 
@@ -327,7 +328,7 @@ def quoted_cases() -> None:
         (["MOVE 1 Knossos Atlantis"], [], ["MOVE 1 Knossos Atlantis"], {"moved": [], "halted": False}),
         (["MOVE 1 Knossos Phaestos", "MOVE 3 Knossos Phaestos"], [MOVE], ["MOVE 3 Knossos Phaestos"], {"moved": MOVED, "halted": False}),
         (["MOVE 1 Knossos Phaestos", "FOR Ann: HALT"], [MOVE], ["FOR Ann: HALT"], {"moved": MOVED, "halted": False}),
-        (["MVOE 1 Knossos Phaestos"], [], ["MVOE 1 Knossos Phaestos"], None),
+        (["MVOE 1 Knossos Phaestos"], [MOVE], [], {"moved": MOVED, "halted": False}),  # a slip read (rule 4)
     ]
     for i, (block, accepted, named, state) in enumerate(moves_edits):
         client = ["gmail", "thunderbird", "applemail", "iphone", "gmail", "thunderbird"][i]
@@ -339,7 +340,7 @@ def quoted_cases() -> None:
         (["NATION Crete", "PLACE Phaestos"], ["NATION Crete", "PLACE Phaestos"], [], {"nation": "Crete", "tokens": {"Phaestos": 1}}),
         (["NATION Atlantis", "PLACE Knossos"], [], ["NATION Atlantis", "PLACE Knossos"], {"nation": None, "tokens": {}}),
         (["NATION Crete", "PLACE Knossos", "PLACE Phaestos"], NATION_ORDERS, ["PLACE Phaestos"], NATION_DONE),
-        (["NATOIN Crete", "PLACE Knossos"], [], ["NATOIN Crete", "PLACE Knossos"], None),
+        (["NATOIN Crete", "PLACE Knossos"], NATION_ORDERS, [], NATION_DONE),  # a slip read (rule 4)
         (["NATION Crete", "PLACE Knossos", "HALT"], NATION_ORDERS, ["HALT"], NATION_DONE),
     ]
     for i, (block, accepted, named, state) in enumerate(nation_edits):
