@@ -71,7 +71,7 @@ def test_build_done_and_reduce_are_read_forgivingly():
     assert line.command == BuildCities(1, (("Upper Egypt", AS_NEEDED),))
     assert line.canonical == "BUILD Upper Egypt TREASURY"
     assert parse("BUILD Thebes T 3", state).command == BuildCities(1, (("Thebes", 3),))
-    assert parse("done", state).command == FinishOrders(1) and parse("don", state).canonical == "DONE"
+    assert parse("done", state).command == FinishOrders(1) and parse("Done.", state).canonical == "DONE"
     assert parse("DONE Thebes", state).error
     assert parse("BUILD", state).error
     assert parse("red thebes", state).command == ReduceCity(1, "Thebes")

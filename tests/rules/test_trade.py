@@ -70,7 +70,7 @@ def test_accept_withdraw_finish_are_read():
     assert parse("ACCEPT 3: Grain 2, Hides", state, 2).canonical == "ACCEPT 3 GIVING Grain 2, Hides"
     assert parse("wit 3", state).command == WithdrawOffer(1, 3)
     assert parse("FINISH", state).command == FinishTrading(1)
-    assert parse("fin", state).canonical == "FINISH"
+    assert parse("Finish!", state).canonical == "FINISH"
 
 
 @pytest.mark.parametrize(
