@@ -16,6 +16,7 @@ from pbem.rules.board.support import (
     cities_of,
     disabled_tokens,
     reduction_candidates,
+    reduction_tokens,
     support_shortfall,
 )
 from pbem.rules.core.events import Event
@@ -105,6 +106,8 @@ def _slave_revolt(state: GameState, cal: Strike, index: int) -> Stage | Event | 
         return Event("SlavesRevolted", data, ("seed 003: 9", "§30.42", "§30.421", "D-10"))
     if support_shortfall(state, victim, disabled_tokens(state, victim)) and cities_of(state, victim):
         candidates = tuple(reduction_candidates(state, victim))
+        fewest, most = revolt_reductions(state, victim)
+        many = f"{fewest} to {most}" if fewest < most else str(most)
         return Stage(
             nation=victim,
             role="primary",
@@ -114,13 +117,41 @@ def _slave_revolt(state: GameState, cal: Strike, index: int) -> Stage | Event | 
             effect="reduce",
             question=(
                 f"Slave Revolt: {disabled_tokens(state, victim)} of your tokens do not support cities now; your cities are "
-                "not supported. Choose a city to reduce (its tokens count at once); you are asked again if more must go."
+                f"not supported. {many} of your cities must be reduced, one at a time (a reduced city's tokens count "
+                f"at once). Choose up to {most}, in order of preference (PICK <area>, <area> ...): the first legal "
+                "one is reduced now, the next ones only while more must go."
             ),
             cites=("§30.42", "§30.422", "§26.41", "D-6"),
             repeat=True,
             free_choice=True,
+            up_to=most,
         )
     return None
+
+
+def revolt_reductions(state: GameState, victim: str) -> tuple[int, int]:
+    """How many of his cities a Slave Revolt victim must reduce in all: (fewest, most), by which he reduces.
+
+    Each reduction needs 2 tokens less support and adds the tokens the city
+    becomes, which always count (§30.422; as many as his stock holds); reducing
+    the cities that leave the most tokens first needs the fewest, the least first
+    the most. A prompt asking one city at a time says so, so that one PICK
+    naming them in order of preference answers every ask (issue 29).
+    """
+    short = support_shortfall(state, victim, disabled_tokens(state, victim))
+    gains = sorted(reduction_tokens(state, victim, a) for a in cities_of(state, victim))
+    counts = []
+    for order in (sorted(gains, reverse=True), gains):
+        left, stock, n = short, state.nations[victim].stock, 0
+        for tokens in order:
+            if left <= 0:
+                break
+            placed = min(tokens, stock)
+            stock -= placed
+            left -= 2 + placed
+            n += 1
+        counts.append(n)
+    return counts[0], counts[1]
 
 
 def apply_revolted(state: GameState, data: dict[str, Any]) -> GameState:
