@@ -16,7 +16,7 @@ from pbem.rules.board.support import (
     cities_of,
     disabled_tokens,
     reduction_candidates,
-    reduction_tokens,
+    reductions_needed,
     support_shortfall,
 )
 from pbem.rules.core.events import Event
@@ -106,7 +106,7 @@ def _slave_revolt(state: GameState, cal: Strike, index: int) -> Stage | Event | 
         return Event("SlavesRevolted", data, ("seed 003: 9", "§30.42", "§30.421", "D-10"))
     if support_shortfall(state, victim, disabled_tokens(state, victim)) and cities_of(state, victim):
         candidates = tuple(reduction_candidates(state, victim))
-        fewest, most = revolt_reductions(state, victim)
+        fewest, most = reductions_needed(state, victim, disabled_tokens(state, victim))
         many = f"{fewest} to {most}" if fewest < most else str(most)
         return Stage(
             nation=victim,
@@ -127,31 +127,6 @@ def _slave_revolt(state: GameState, cal: Strike, index: int) -> Stage | Event | 
             up_to=most,
         )
     return None
-
-
-def revolt_reductions(state: GameState, victim: str) -> tuple[int, int]:
-    """How many of his cities a Slave Revolt victim must reduce in all: (fewest, most), by which he reduces.
-
-    Each reduction needs 2 tokens less support and adds the tokens the city
-    becomes, which always count (§30.422; as many as his stock holds); reducing
-    the cities that leave the most tokens first needs the fewest, the least first
-    the most. A prompt asking one city at a time says so, so that one PICK
-    naming them in order of preference answers every ask (issue 29).
-    """
-    short = support_shortfall(state, victim, disabled_tokens(state, victim))
-    gains = sorted(reduction_tokens(state, victim, a) for a in cities_of(state, victim))
-    counts = []
-    for order in (sorted(gains, reverse=True), gains):
-        left, stock, n = short, state.nations[victim].stock, 0
-        for tokens in order:
-            if left <= 0:
-                break
-            placed = min(tokens, stock)
-            stock -= placed
-            left -= 2 + placed
-            n += 1
-        counts.append(n)
-    return counts[0], counts[1]
 
 
 def apply_revolted(state: GameState, data: dict[str, Any]) -> GameState:
