@@ -19,7 +19,9 @@ one and is ruled as it was.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from pbem.rules.core.frozen import replace
 from pbem.rules.core.state import GameState
@@ -75,9 +77,9 @@ def take(state: GameState, stage: Stage, named: tuple[str, ...]) -> Taken:
     return Taken(picked, tuple(skipped), ())
 
 
-def skipped_data(taken: Taken) -> dict[str, object]:
+def skipped_data(taken: Taken) -> dict[str, Any]:
     """The event fields that say which named cities were passed over and which wait (none: no fields)."""
-    out: dict[str, object] = {}
+    out: dict[str, Any] = {}
     if taken.skipped:
         out["skipped"] = [list(s) for s in taken.skipped]
     if taken.rest:
@@ -85,10 +87,10 @@ def skipped_data(taken: Taken) -> dict[str, object]:
     return out
 
 
-def tell_skips(data: dict[str, object]) -> str:
+def tell_skips(data: Mapping[str, Any]) -> str:
     """The sentence a report adds for cities named but not taken by this choice."""
-    parts = [f"{a} is passed over ({why})" for a, why in data.get("skipped", ())]  # type: ignore[attr-defined]
-    queued_areas = list(data.get("queued", ()))  # type: ignore[call-overload]
+    parts = [f"{a} is passed over ({why})" for a, why in data.get("skipped", ())]
+    queued_areas = list(data.get("queued", ()))
     if queued_areas:
         parts.append(f"kept for a further choice: {', '.join(queued_areas)}")
     if parts:
