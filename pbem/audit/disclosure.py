@@ -144,11 +144,13 @@ RULES: dict[str, Rule] = {
     "OfferMade": Nations(("nation",)), "OfferAccepted": Nations(("nation",)),
     "OfferWithdrawn": Nations(("nation", "to")), "TradeExecuted": Nations(("offerer", "acceptor")),
     "OffersLapsed": Nations(("parties",)), "TradingFinished": PUBLIC,
+    "UnableToTrade": PUBLIC,  # emitted only where hand sizes are public (D-8 seed)
     # Calamities: revealed in phase 8 and resolved in the open; the cards set aside against Famine are the holder's.
     "CalamitiesRevealed": _calamities_revealed, "CalamitiesLimited": PUBLIC, "CalamityCountRolled": PUBLIC,
     "CalamityDrawn": PUBLIC, "CalamityPileEmpty": PUBLIC, "CalamitiesBackInPile": PUBLIC,
     "VolunteeringSet": Nations(("nation",)), "WaterSetAside": Nations(("nation",)),
-    "CalamityStruck": PUBLIC, "CalamityCitiesChosen": PUBLIC, "CalamityLossTaken": PUBLIC,
+    "CalamityStruck": PUBLIC, "CalamityCitiesChosen": PUBLIC,
+    "CalamityCitiesPreferred": PUBLIC, "CalamityPreferencesUnused": PUBLIC, "CalamityLossTaken": PUBLIC,
     "CalamityLossChosen": PUBLIC, "CalamityLossesShared": PUBLIC, "CalamityLossesGiven": PUBLIC,
     "CalamityNotPlayable": PUBLIC, "CalamityResolved": PUBLIC, "FloodStruck": PUBLIC, "FloodPlainChosen": PUBLIC,
     "SlavesRevolted": PUBLIC, "SlavesRecovered": PUBLIC, "TownReductionsDue": PUBLIC, "TownsReduced": PUBLIC,

@@ -55,7 +55,7 @@ def rederive(game_id: str, events: Sequence[Event], secret_seed: str,
     data = first.data
     players = [(p["id"], p["name"], p["nation"]) for p in data["players"]]
     try:
-        expected = rules.create(game_id, players, data["options"], data["seed_commitment"], draws)
+        expected = rules.create(game_id, players, data["options"], data["seed_commitment"], draws, data.get("revision", 0))
     except Rejection as exc:
         return Rederivation(False, 0, 0, 1, f"game creation is refused by the engine now: {exc}")
     batches = 0

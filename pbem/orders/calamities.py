@@ -8,7 +8,10 @@ you take (Treachery you traded), or the other players' cities you name
 destroyed by an Earthquake and the neighbour's city it reduces, your coastal
 city a Flood takes, any area of the flood plain you name when two tie, or
 the one area where Barbarian Hordes appear or go when areas tie. Name them
-all on one line.
+all on one line. More cities than asked for are a list in order of
+preference: the engine takes the first legal ones and keeps the rest for the
+calamity's next city choice asked of you (`calamities.preferences`), so one
+letter answers a Slave Revolt that asks one city at a time.
 
 ``LOSE Thebes 3, Memphis CITY, Buhen REDUCE`` pays unit points (Famine,
 Epidemic, Flood): 3 tokens from Thebes, the city of Memphis eliminated, the city

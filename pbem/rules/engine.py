@@ -22,7 +22,7 @@ from pbem.rules.core.frozen import replace
 from pbem.rules.core.phase import Apply, Decide, Narrate, PhaseRules, unplayable
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
-from pbem.rules.core.state import GameState
+from pbem.rules.core.state import RULES_REVISION, GameState
 from pbem.rules.phases import (
     advances,
     ast,
@@ -253,9 +253,13 @@ def create(
     options: Mapping[str, str],
     seed_commitment: str,
     draws: Draws,
+    revision: int = RULES_REVISION,
 ) -> list[Event]:
-    """The events that start a game: creation, the place-card deal, any automatic steps."""
-    events = setup.create_events(game_id, players, dict(options), seed_commitment, draws)
+    """The events that start a game: creation, the place-card deal, any automatic steps.
+
+    ``revision``: the rules revision to record; a re-derivation passes the one its log recorded.
+    """
+    events = setup.create_events(game_id, players, dict(options), seed_commitment, draws, revision)
     return events + _settle(fold(new_game(game_id), events), draws)[0]
 
 

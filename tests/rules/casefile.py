@@ -9,6 +9,7 @@ rules expert can read and write them without reading Python. The format:
     players = 3                   # table size: board, nations allowed, tokens each
     phase = "tax-collection"      # the phase that begins at this position
     turn = 1                      # optional
+    revision = 0                  # optional: the rules revision (default: the current one, core.state.RULES_REVISION)
     options = { }                 # optional game options
     seed = "case"                 # optional secret seed for draws
     built_this_turn = ["Thebes"]  # optional: areas where a city was built this turn
@@ -94,7 +95,7 @@ from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.core.frozen import FrozenMap
 from pbem.rules.core.rejection import Rejection
-from pbem.rules.core.state import AreaState, GameState, NationState, Player
+from pbem.rules.core.state import RULES_REVISION, AreaState, GameState, NationState, Player
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 CASES = Path(__file__).parent / "cases"
@@ -130,6 +131,7 @@ def position(case: dict[str, Any]) -> GameState:
         turn=int(case.get("turn", 1)),
         phase=case["phase"],
         step=case.get("step", ""),
+        revision=int(case.get("revision", RULES_REVISION)),
     )
     board = ruleset_of(state).areas
     unknown = sorted(set(case.get("areas", {})) - set(board))

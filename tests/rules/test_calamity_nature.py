@@ -75,7 +75,7 @@ def test_earthquake_refusals_and_secondary_prompt():
     assert prompt.step == "calamity-secondary" and prompt.choices == ("PICK Phaestos", "PICK Rhodes")
     for text, pid, words in (
         ("PICK Thebes", 1, "not a city you may choose"),
-        ("PICK Phaestos, Rhodes", 1, "exactly 1"),
+        ("PICK Thebes, Knossos", 1, "only 0 of the cities you named can be chosen and 1 is needed"),
         ("PICK Rhodes", 2, "no calamity asks you"),
     ):
         with pytest.raises(Rejection, match=re.escape(words)):

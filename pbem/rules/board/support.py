@@ -151,18 +151,54 @@ def check_reduction(state: GameState, nation: str, area: str, cite: str) -> None
     raise Rejection(f"{area} is not a city of yours; choose from {', '.join(candidates)}", cite)
 
 
+def reductions_needed(state: GameState, nation: str, disabled: int = 0) -> tuple[int, int]:
+    """How many of his cities the nation must reduce to support the rest: (fewest, most), by which he reduces.
+
+    Each reduction needs 2 tokens less support and adds the tokens the city
+    becomes (as many as his stock holds), which count at once (§26.41, §30.422);
+    the cities leaving the most tokens first need the fewest, the least first
+    the most, whatever order D-6 imposes. A prompt asking one city at a time
+    says so, so that one letter answers every ask (issue 29).
+    """
+    short = support_shortfall(state, nation, disabled)
+    gains = sorted(reduction_tokens(state, nation, a) for a in cities_of(state, nation))
+    counts = []
+    for order in (sorted(gains, reverse=True), gains):
+        left, stock, n = short, state.nations[nation].stock, 0
+        for tokens in order:
+            if left <= 0:
+                break
+            placed = min(tokens, stock)
+            stock -= placed
+            left -= ruleset_of(state).numbers["city_support_tokens"] + placed
+            n += 1
+        counts.append(n)
+    return counts[0], counts[1]
+
+
+def reductions_asked(state: GameState, nation: str, disabled: int = 0) -> str:
+    """The sentence a one-city-at-a-time prompt ends with: how many in all, and how to name them in one letter."""
+    fewest, most = reductions_needed(state, nation, disabled)
+    many = f"{fewest} to {most}" if fewest < most else str(most)
+    return (f"{many} of your cities must be reduced in all, one at a time (a reduced city's tokens count at once). "
+            f"You may send up to {most} REDUCE lines, in order of preference: each is taken in turn while more "
+            "must go, one not legal then is refused with the reason, one not needed is refused as not needed.")
+
+
 def reduction_prompt(
     state: GameState, nation: str, candidates: list[str], question: str, rule: str, cites: tuple[str, ...]
 ) -> Prompt:
     """REDUCE <city>: one city at a time, after phase 5 (§26.3) and again after the calamities (§29.8)."""
     n = state.nations[nation]
+    _, most = reductions_needed(state, nation, disabled_tokens(state, nation)) if not options_of(state).small_cities else (1, 1)
+    ordered = candidates + [a for a in cities_of(state, nation) if a not in candidates]
     return Prompt(
         who=nation.lower(),
         player_id=n.player_id,
         step="reduce-city",
         question=question,
         choices=tuple(f"REDUCE {a}" for a in candidates),
-        template=f"REDUCE {candidates[0]}",
+        template="\n".join(f"REDUCE {a}" for a in ordered[: max(1, most)]),
         default=f"reduce {candidates[0]} ({rule}, then by area name)",
         situation=(
             "You may reduce: "

@@ -12,6 +12,13 @@ from dataclasses import dataclass, field
 
 from pbem.rules.core.frozen import FrozenMap, replace
 
+#: The rules revision a game created now is played under, recorded in its GameCreated. A revision changes
+#: what the engine rules by itself where the game's log could not tell (who is asked at all), so a game
+#: keeps the revision it began with, and `pbem verify` re-derives an older log as it was ruled.
+#: 0: every player holding cards is asked in trade. 1: a player whose hand (public, D-8 `seed`) is too small
+#: to trade is finished at once (issue 29).
+RULES_REVISION = 1
+
 
 @dataclass(frozen=True)
 class Player:
@@ -129,6 +136,8 @@ class GameState:
     calamities_face_up: tuple[tuple[str, int], ...] = ()
     calamity_draws_left: int = 0
     finished: bool = False
+    #: The rules revision the game was created under (`RULES_REVISION`); 0 for a game older than revisions.
+    revision: int = 0
 
     def player(self, player_id: int) -> Player:
         for player in self.players:

@@ -18,7 +18,7 @@ from pbem.rules.core.frozen import FrozenMap, replace
 from pbem.rules.core.phase import PhaseRules, defaulted
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import NotYourTurn, Rejection
-from pbem.rules.core.state import GameState, NationState, Player
+from pbem.rules.core.state import RULES_REVISION, GameState, NationState, Player
 from pbem.rules.ruleset.model import Ruleset
 from pbem.rules.ruleset.options import typed_options
 from pbem.rules.ruleset.reference import match_name
@@ -45,8 +45,12 @@ def create_events(
     options: dict[str, str],
     seed_commitment: str,
     draws: Draws,
+    revision: int = RULES_REVISION,
 ) -> list[Event]:
-    """GameCreated plus the place-card deal; checks the table of §16 first."""
+    """GameCreated plus the place-card deal; checks the table of §16 first.
+
+    ``revision`` is recorded only when above 0, so a log from before revisions re-derives unchanged.
+    """
     ruleset = ruleset_for_options(options)
     if typed_options(options).no_trading and ruleset.no_trading is None:
         raise Rejection("the No-Trading variant needs no_trading.json (its money piles) in the ruleset data, "
@@ -74,7 +78,7 @@ def create_events(
             "options": dict(sorted(options.items())),
             "players": listed,
             "seed_commitment": seed_commitment,
-        },
+        } | ({"revision": revision} if revision else {}),
         ("§15", "§16"),
     )
     order = draws.shuffle([p["id"] for p in listed], "0:place-cards")
@@ -126,6 +130,7 @@ def apply_game_created(state: GameState, data: dict[str, Any]) -> GameState:
         players=players,
         seed_commitment=data["seed_commitment"],
         phase=SETUP_PHASE,
+        revision=data.get("revision", 0),
     )
     for p in data["players"]:
         if p["nation"]:

@@ -23,6 +23,7 @@ from pbem.rules.board.support import (
     chosen_reduction,
     disabled_tokens,
     reduction_prompt,
+    reductions_asked,
     revolt_tokens_placed,
     support_candidates,
     support_choices,
@@ -79,8 +80,8 @@ def _reduce_prompt(state: GameState) -> Prompt | None:
         f"City support after the calamities: your {count} cities need {support * count} of your tokens on the "
         f"board; you have {state.tokens_on_board(nation)}"
         + (f", of which {disabled_tokens(state, nation)} are kept from supporting by the Slave Revolt (D-10)" if disabled_tokens(state, nation) else "")
-        + ". Choose a city to reduce: it becomes tokens of yours "
-        "from stock, which count at once. You are asked again if more must go."
+        + ". Choose a city to reduce: it becomes tokens of yours from stock. "
+        + reductions_asked(state, nation, disabled_tokens(state, nation))
     )
     return reduction_prompt(state, nation, candidates, question, "cities built this turn first", SUPPORT_CITES)
 
@@ -93,7 +94,7 @@ def pending(state: GameState) -> dict[str, Prompt]:
 def decide_reduce(state: GameState, command: ReduceCity, by_default: bool = False) -> list[Event]:
     prompt = _reduce_prompt(state)
     if prompt is None or prompt.player_id != command.player_id:
-        raise Rejection("no city of yours needs reducing now", "§29.8")
+        raise Rejection("no city of yours needs reducing now, so this REDUCE is not needed", "§29.8")
     current = _current(state)
     assert current is not None
     nation = current[0]

@@ -18,6 +18,13 @@ one). Every player holding cards is asked until he sends FINISH; the phase
 ends when fewer than two players able to trade are left unfinished: when all
 have sent FINISH, or at the deadline, which finishes everyone (his open offers
 lapse with him). Under No-Trading the phase is skipped (NT-6).
+
+A hand too small to trade (§28.3) is finished at once (``UnableToTrade``),
+never asked, never offered a trade: with hand sizes public (D-8 `seed`) that
+tells nobody anything. Enough cards but too few tradable (secret non-tradable
+calamities, §27.4), or any hand under D-8 `1991`, is asked as before, lest the
+list of players asked give it away; so is every hand in a game older than
+rules revision 1 (`core.state.RULES_REVISION`).
 """
 
 from __future__ import annotations
@@ -128,6 +135,15 @@ def _can_trade(state: GameState, nation: str) -> bool:
     return sum(1 for c in state.nations[nation].hand if _tradable(state, c)) >= n
 
 
+def _unable_openly(state: GameState) -> list[str]:
+    """Nations not yet finished whose public hand size is below a trade's minimum side (§28.3, D-8), by name."""
+    if state.revision < 1 or options_of(state).public_hand_size != "seed":
+        return []
+    n = ruleset_of(state).numbers["trade_min_cards"]
+    done = _finished(state)
+    return sorted(name for name, ns in state.nations.items() if name not in done and len(ns.hand) < n)
+
+
 def asked(state: GameState) -> list[str]:
     """Nations holding any card that have not declared they are finished, in name order.
 
@@ -207,6 +223,11 @@ def apply_withdrawn(state: GameState, data: dict[str, Any]) -> GameState:
 def apply_finished(state: GameState, data: dict[str, Any]) -> GameState:
     state = _lapse_offers_of(state, data["nation"])
     return replace(state, filed=state.filed.set("finished", _finished(state) + (data["nation"],)))
+
+
+def apply_unable(state: GameState, data: dict[str, Any]) -> GameState:
+    finished = _finished(state) + tuple(n for n in data["nations"] if n not in _finished(state))
+    return replace(state, filed=state.filed.set("finished", finished))
 
 
 def apply_executed(state: GameState, data: dict[str, Any]) -> GameState:
@@ -460,6 +481,11 @@ def pending(state: GameState) -> dict[str, Prompt]:
 def settle(state: GameState, draws: Draws) -> list[Event]:
     if options_of(state).no_trading:
         return [phase_ended(PHASE, ("NT-6",))]
+    unable = _unable_openly(state)
+    if unable:
+        data = {"nations": unable, "cards": [len(state.nations[n].hand) for n in unable],
+                "least": ruleset_of(state).numbers["trade_min_cards"]}
+        return [Event("UnableToTrade", data, ("seed 003: 7", "§28.3", "D-8"))]
     if len(still_trading(state)) >= 2:
         return []
     events = []
@@ -527,6 +553,11 @@ def _tell_finished(state: GameState, event: Event, viewer: str) -> str:
     return f"{event.data['nation']} has finished trading{by}."
 
 
+def _tell_unable(state: GameState, event: Event, viewer: str) -> str:
+    held = ", ".join(f"{n} {k} card{'s' if k != 1 else ''}" for n, k in zip(event.data["nations"], event.data["cards"]))
+    return f"Fewer than {event.data['least']} trade cards, so finished trading at once, not asked (§28.3): {held}."
+
+
 def _tell_lapsed(state: GameState, event: Event, viewer: str) -> str | None:
     d = event.data
     if _sees_all(viewer) or any(_is(viewer, p) for p in d["parties"]):
@@ -542,6 +573,7 @@ RULES = PhaseRules(
         "OfferAccepted": lambda s, d: s,
         "TradeExecuted": apply_executed,
         "TradingFinished": apply_finished,
+        "UnableToTrade": apply_unable,
         "OffersLapsed": apply_lapsed,
     },
     decide={MakeOffer: decide_offer, AcceptOffer: decide_accept, WithdrawOffer: decide_withdraw, FinishTrading: decide_finish},
@@ -562,6 +594,7 @@ RULES = PhaseRules(
         "OfferAccepted": _tell_accepted,
         "TradeExecuted": _tell_executed,
         "TradingFinished": _tell_finished,
+        "UnableToTrade": _tell_unable,
         "OffersLapsed": _tell_lapsed,
     },
 )

@@ -122,6 +122,7 @@ class Stage:
     note: str = ""
     repeat: bool = False  # asked again (the same stage) after this pick
     free_choice: bool = False  # the victim reduces cities of his own choice (under Small Cities: SC-10 instead)
+    up_to: int = 0  # a repeated stage: how many picks it may take in all (its template names so many, in order)
 
 
 def city_owner(state: GameState, area: str) -> str:

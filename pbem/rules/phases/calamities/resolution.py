@@ -41,8 +41,10 @@ from pbem.rules.phases.calamities import (
     barbarians,
     nature,
     plagues,
+    preferences,
     reductions,
     seizure,
+    telling,
     unrest,
     war,
 )
@@ -160,8 +162,20 @@ def apply_struck(state: GameState, data: dict[str, Any]) -> GameState:
     return replace(state, step=str(data.get("next", stage_index(state) + 1)), gained_this_turn=tuple(gained), filed=struck)
 
 
+def apply_chosen(state: GameState, data: dict[str, Any]) -> GameState:
+    """A pick by the chooser; one naming cities in order of preference keeps those not yet needed (`preferences`)."""
+    state = apply_struck(state, data)
+    if "named" in data or data.get("preferred"):
+        state = preferences.with_queue(state, data["chooser"], data.get("queued", ()))
+    return state
+
+
+def apply_unused(state: GameState, data: dict[str, Any]) -> GameState:
+    return preferences.with_queue(state, data["nation"], ())
+
+
 def apply_resolved(state: GameState, data: dict[str, Any]) -> GameState:
-    filed = state.filed.without("assigned")
+    filed = state.filed.without("assigned").without(preferences.QUEUE)
     for key in (key for family in FAMILIES for key in family.filed):
         filed = filed.without(key)
     state = replace(state, calamities=state.calamities[1:], step="", filed=filed)
@@ -189,6 +203,11 @@ def settle_resolution(state: GameState, draws: Draws) -> list[Event]:
             return []  # the engine cannot resolve this calamity yet: the game waits here
         data = {"calamity": cal[0], "victim": cal[1]}
         return [Event("CalamityNotPlayable", data, ("unplayable-phases",))]
+    waiting = preferences.queued(state)
+    if waiting is not None:
+        step = _settle_preferences(state, cal, stage, *waiting)
+        if step:
+            return step
     if stage is None:
         return [Event("CalamityResolved", {"calamity": cal[0], "victim": cal[1]}, ("§29.7",))]
     if hasattr(stage, "settle"):  # a stage with its own prompt (war.Split)
@@ -216,6 +235,22 @@ def settle_resolution(state: GameState, draws: Draws) -> list[Event]:
     return [Event("CalamityStruck", _stage_data(state, cal, stage, picked), _struck_cites(cal, stage))]
 
 
+def _settle_preferences(state: GameState, cal: Strike, stage: Any, nation: str, areas: tuple[str, ...]) -> list[Event]:
+    """The chooser's kept preferences answer his next choice of cities in this calamity (none: they wait)."""
+    if stage is None:
+        data = {"calamity": cal[0], "nation": nation, "areas": list(areas), "why": "not needed"}
+        return [Event("CalamityPreferencesUnused", data, ("§29.6",))]
+    if not isinstance(stage, Stage) or stage.chooser != nation or _by_towns(state, stage) or feasible(state, stage) == 0:
+        return []
+    taken = preferences.take(state, stage, areas)
+    if len(taken.picked) < feasible(state, stage):
+        data = {"calamity": cal[0], "nation": nation, "areas": list(areas), "why": "too few can be chosen",
+                "need": feasible(state, stage), **preferences.skipped_data(taken)}
+        return [Event("CalamityPreferencesUnused", data, _struck_cites(cal, stage))]
+    data = _stage_data(state, cal, stage, tuple(sorted(taken.picked))) | {"preferred": True, **preferences.skipped_data(taken)}
+    return [Event("CalamityCitiesPreferred", data, _struck_cites(cal, stage))]
+
+
 def _prompt(state: GameState) -> Prompt | None:
     current = _current(state) if state.phase == RESOLUTION else None
     if current is None or not isinstance(current[1], Stage) or automatic(state, current[1]) or _by_towns(state, current[1]):
@@ -232,7 +267,7 @@ def _prompt(state: GameState) -> Prompt | None:
         step=f"calamity-{stage.role}",
         question=stage.question + stage.note + (f" (only {need} can be)" if need < stage.count else ""),
         choices=lines,
-        template=lines[0],
+        template="PICK " + ", ".join(stage.candidates[: stage.up_to]) if stage.up_to > 1 else lines[0],
         default=f"the first {need} by area name ({', '.join(options[0])})",
         situation=tuple(
             f"{o}'s cities: " + ", ".join(a for a in stage.candidates if city_owner(state, a) == o) + "." for o in owners
@@ -339,23 +374,34 @@ def decide_pick(state: GameState, command: PickCities, by_default: bool = False)
         return current[1].decide_pick(state, current[0], command, by_default)
     prompt = _prompt(state)
     if prompt is None or prompt.player_id != command.player_id:
-        raise Rejection("no calamity asks you to choose cities now", "§29.6")
+        other = f"; {prompt.who.title()} is to choose" if prompt is not None else ", so this pick is not needed"
+        raise Rejection(f"no calamity asks you to choose cities now{other}", "§29.6")
     current = _current(state)
     assert current is not None and isinstance(current[1], Stage)
     cal, stage = current
     picked = tuple(dict.fromkeys(command.areas))
+    need = feasible(state, stage)
+    extra: dict[str, Any] = {}
+    if len(picked) > need:  # cities in order of preference: the first legal ones now, the rest kept (`preferences`)
+        taken = preferences.take(state, stage, picked)
+        if len(taken.picked) < need:
+            why = "; ".join(f"{a}: {w}" for a, w in taken.skipped)
+            raise Rejection(
+                f"only {len(taken.picked)} of the cities you named can be chosen and {need} {'is' if need == 1 else 'are'} needed ({why}); "
+                f"choose from {', '.join(stage.candidates)}", stage.cites[0])
+        picked = taken.picked
+        extra = {"named": list(dict.fromkeys(command.areas)), **preferences.skipped_data(taken)}
     wrong = [a for a in picked if a not in stage.candidates]
     if wrong:
         raise Rejection(
             f"{', '.join(wrong)}: not a city you may choose; choose from {', '.join(stage.candidates)}", stage.cites[0]
         )
-    need = feasible(state, stage)
     if len(picked) != need:
         raise Rejection(f"choose exactly {need} cities", stage.cites[0])
     if not within_caps(state, stage, picked):
         caps = ", ".join(f"{n} at most {c}" for n, c in stage.caps)
         raise Rejection(f"too many cities of one player: {caps}", stage.cites[0])
-    data = _stage_data(state, cal, stage, tuple(sorted(picked)))
+    data = _stage_data(state, cal, stage, tuple(sorted(picked))) | extra
     if by_default:
         data["by_default"] = True
     return [Event("CalamityCitiesChosen", data, _struck_cites(cal, stage))]
@@ -446,59 +492,13 @@ def defaults_resolution(state: GameState, prompt: Prompt) -> list[Event]:
     return decide_pick(state, PickCities(prompt.player_id, pick_options(state, current[1])[0]), True)
 
 
-def _tell_struck(state: GameState, event: Event, viewer: str) -> str:
-    d = event.data
-    head = f"{d['calamity']} ({d['victim']}"
-    head += ", secondary victims)" if d["role"] == "secondary" else ")"
-    parts = []
-    for c in d["cities"]:
-        if c["effect"] == "reduce":
-            short = f", stock short: {c['due']} due" if c["tokens"] < c["due"] else ""
-            what = "eliminated (no tokens in stock)" if c["tokens"] == 0 else f"reduced to {c['tokens']} tokens{short}"
-            parts.append(f"{c['owner']}'s {c['area']} {what}")
-        elif c["effect"] == "erupt":
-            parts.append(nature.tell_eruption(c))
-        elif c["effect"] == "towns-reduction":
-            parts.append(f"{c['owner']}'s {c['area']} is to be reduced under Small Cities (SC-10)")
-        elif c["effect"] == "seize":
-            to = "a Pirate city" if c["to"] == PIRATES else f"a city of {c['to']}"
-            parts.append(f"{c['owner']}'s {c['area']} becomes {to}")
-        else:
-            parts.append(f"{c['owner']}'s {c['area']} is eliminated")
-    how = f" (chosen by {d['chooser']}{', by default' if d.get('by_default') else ''})" if event.type == "CalamityCitiesChosen" else ""
-    body = "; ".join(parts) if parts else "no city is affected"
-    return f"{head}{d.get('note', '')}: {body}{how}."
-
-
-def _tell_loss(state: GameState, event: Event, viewer: str) -> str:
-    d = event.data
-    parts = []
-    for c in d["losses"]:
-        if c["effect"] == "tokens":
-            parts.append(f"{c['tokens']} token{'s' if c['tokens'] != 1 else ''} in {c['area']}")
-        elif c["effect"] == "towns":
-            parts.append(f"{c['towns']} town{'s' if c['towns'] != 1 else ''} in {c['area']}")
-        else:
-            what = "eliminated" if c["effect"] == "city" else "reduced"
-            left = f", {c['placed']} token{'s' if c['placed'] != 1 else ''} left" if c["placed"] else ""
-            parts.append(f"the city of {c['area']} {what}{left}")
-    how = " (by default)" if d.get("by_default") else ""
-    total = sum(c["points"] for c in d["losses"])
-    return f"{d['calamity']} ({d['victim']}): {d['nation']} loses {total} unit points{how}: " + ("; ".join(parts) or "nothing") + "."
-
-
-def _tell_given(state: GameState, event: Event, viewer: str) -> str:
-    d = event.data
-    how = " (by default)" if d.get("by_default") else ""
-    shares = ", ".join(f"{n} {k}" for n, k in d["shares"]) or "nobody"
-    return f"{d['calamity']}: {d['victim']} gives unit points to lose{how}: {shares}."
-
-
 RULES = PhaseRules(
     name=RESOLUTION,
     apply={
         "CalamityStruck": apply_struck,
-        "CalamityCitiesChosen": apply_struck,
+        "CalamityCitiesChosen": apply_chosen,
+        "CalamityCitiesPreferred": apply_chosen,
+        "CalamityPreferencesUnused": apply_unused,
         "CalamityResolved": apply_resolved,
         "CalamityNotPlayable": apply_resolved,
         "CalamityLossChosen": apply_loss,
@@ -523,7 +523,7 @@ RULES = PhaseRules(
     settle=settle_resolution,
     inputs={
         "CalamityCitiesChosen": lambda s, d: PickCities(
-            s.nations[d["chooser"]].player_id, tuple(d.get("picked") or [c["area"] for c in d["cities"]])
+            s.nations[d["chooser"]].player_id, tuple(d.get("named") or d.get("picked") or [c["area"] for c in d["cities"]])
         ),
         "CalamityLossChosen": lambda s, d: LoseUnits(
             s.nations[d["nation"]].player_id,
@@ -534,12 +534,14 @@ RULES = PhaseRules(
         "VolunteeringSet": lambda s, d: Volunteer(s.nations[d["nation"]].player_id, d["volunteers"]),
     },
     narrate={
-        "CalamityStruck": _tell_struck,
-        "CalamityCitiesChosen": _tell_struck,
-        "CalamityLossChosen": _tell_loss,
-        "CalamityLossTaken": _tell_loss,
-        "CalamityLossesGiven": _tell_given,
-        "CalamityLossesShared": _tell_given,
+        "CalamityStruck": telling.tell_struck,
+        "CalamityCitiesChosen": telling.tell_struck,
+        "CalamityCitiesPreferred": telling.tell_struck,
+        "CalamityPreferencesUnused": telling.tell_unused,
+        "CalamityLossChosen": telling.tell_loss,
+        "CalamityLossTaken": telling.tell_loss,
+        "CalamityLossesGiven": telling.tell_given,
+        "CalamityLossesShared": telling.tell_given,
         **{event: tell for family in FAMILIES for event, tell in family.narrate.items()},
         "CalamityDrawn": tell_drawn,
         "CalamityPileEmpty": lambda s, e, v: (

@@ -16,6 +16,7 @@ from pbem.rules.board.support import (
     cities_of,
     disabled_tokens,
     reduction_candidates,
+    reductions_needed,
     support_shortfall,
 )
 from pbem.rules.core.events import Event
@@ -105,6 +106,8 @@ def _slave_revolt(state: GameState, cal: Strike, index: int) -> Stage | Event | 
         return Event("SlavesRevolted", data, ("seed 003: 9", "§30.42", "§30.421", "D-10"))
     if support_shortfall(state, victim, disabled_tokens(state, victim)) and cities_of(state, victim):
         candidates = tuple(reduction_candidates(state, victim))
+        fewest, most = reductions_needed(state, victim, disabled_tokens(state, victim))
+        many = f"{fewest} to {most}" if fewest < most else str(most)
         return Stage(
             nation=victim,
             role="primary",
@@ -114,11 +117,14 @@ def _slave_revolt(state: GameState, cal: Strike, index: int) -> Stage | Event | 
             effect="reduce",
             question=(
                 f"Slave Revolt: {disabled_tokens(state, victim)} of your tokens do not support cities now; your cities are "
-                "not supported. Choose a city to reduce (its tokens count at once); you are asked again if more must go."
+                f"not supported. {many} of your cities must be reduced, one at a time (a reduced city's tokens count "
+                f"at once). Choose up to {most}, in order of preference (PICK <area>, <area> ...): the first legal "
+                "one is reduced now, the next ones only while more must go."
             ),
             cites=("§30.42", "§30.422", "§26.41", "D-6"),
             repeat=True,
             free_choice=True,
+            up_to=most,
         )
     return None
 

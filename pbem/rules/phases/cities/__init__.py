@@ -34,6 +34,7 @@ from pbem.rules.board.support import (
     apply_town_flipped,
     chosen_reduction,
     reduction_prompt,
+    reductions_asked,
     sole_occupant,
     support_candidates,
     support_choices,
@@ -265,8 +266,8 @@ def _reduce_prompt(state: GameState, nation: str) -> Prompt | None:
     rule = "cities built this turn go first" + (" (with cities gained this turn)" if order == "1991" else "")
     question = towns_question(state, nation) if options_of(state).small_cities else (
         f"City support: your {cities} cities need {support * cities} of your tokens on the board; you have "
-        f"{state.tokens_on_board(nation)}. Choose a city to reduce: it becomes tokens of yours from stock, "
-        "which count at once. You are asked again if more must go."
+        f"{state.tokens_on_board(nation)}. Choose a city to reduce: it becomes tokens of yours from stock. "
+        + reductions_asked(state, nation)
     )
     if options_of(state).small_cities:
         rule = "towns above the limit first, the largest excess first; then " + rule
@@ -373,7 +374,7 @@ def decide_reduce(state: GameState, command: ReduceCity, by_default: bool = Fals
     nation = acting_nation(state, command.player_id)
     current = _current(state) if state.phase == PHASE and state.step == "resolve" else None
     if current is None or current != (nation, "reduce") or _reduce_prompt(state, nation) is None:
-        raise Rejection("no city of yours needs reducing now", "seed 001: 5C")
+        raise Rejection("no city of yours needs reducing now, so this REDUCE is not needed", "seed 001: 5C")
     data = chosen_reduction(state, nation, command.area, "seed 001: 5C", by_default)
     return [support_step(state, nation, command.area, "CityReductionChosen", SUPPORT_CITES, data)]
 
