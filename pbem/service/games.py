@@ -44,6 +44,7 @@ from .batch import (
     retrying,
     sync_nations,
 )
+from .choices import what_became
 from .letters import Letters
 from .observers import tell_observers
 from .pictures import board_picture
@@ -292,6 +293,7 @@ def take_orders(
     def attempt(number: int, line, final: bool = False) -> Rejection | None:
         """Play one order, or hold it (`intent`); a refusal is returned, not raised."""
         nonlocal closed_here
+        told: list[str] = []
         if whole_refused is not None:
             if number in whole_refused:
                 return whole_refused[number]
@@ -310,10 +312,12 @@ def take_orders(
                         held.append((number, line))
                         return None
                     closed_here = True
+                told = what_became(batch.state, events, _viewer_of(player))  # a list of choices: what was used
                 batch.record(events, actor=who, source=source, dedupe=f"{message_id}#{number}" if message_id else None)
         except Rejection as exc:
             return exc
         receipt.accepted.append(line.canonical + (f"  ({'; '.join(line.notes)})" if line.notes else ""))
+        receipt.notes.extend(told)
         if actor.moderator and line.text.upper().startswith("FOR") and hasattr(line.command, "player_id"):
             on_behalf.append((line.command.player_id, line.canonical))
         return None

@@ -73,6 +73,15 @@ def test_one_pick_answers_every_city_a_slave_revolt_asks_for(world):
 
     receipt = submit(db, settings, "g1", "Ann", "PICK Athens, Knossos, Corinth, Cyrene", now=T0)
     assert receipt.errors == [] and receipt.accepted == ["PICK Athens, Knossos, Corinth, Cyrene"]
+    # the acknowledgement says which of the cities were used, which passed over and which not needed
+    assert receipt.notes == [
+        "Slave Revolt (Crete): Crete's Athens reduced to 2 tokens (chosen by Crete). Kept for a further choice: "
+        "Knossos, Corinth, Cyrene.",
+        "Slave Revolt (Crete): Crete's Corinth reduced to 2 tokens (chosen by Crete: the next of the cities it named "
+        "in order of preference). Knossos is passed over (not a city this choice may take); kept for a further "
+        "choice: Cyrene.",
+        "Slave Revolt: Crete's further cities named in order of preference were not needed: Cyrene.",
+    ]
     with UnitOfWork(db) as uow:
         after = load_state(uow, "g1")
         kinds = [e.type for e in uow.events.read("g1", after=state.version)]
