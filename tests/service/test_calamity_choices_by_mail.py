@@ -66,6 +66,8 @@ def test_one_pick_answers_every_city_a_slave_revolt_asks_for(world):
                      options=state.options, seed_commitment=state.seed_commitment, revision=state.revision,
                      turn=state.turn)
         at = replace(fold(at, resume(at, Draws("revolt"))), version=state.version)  # the revolt strikes: Crete is asked
+        # the phase begins with the first event after the snapshot, so its report replays from the hand-set position
+        at = replace(at, phase_began=state.version + 1)
         uow.snapshots.save("g1", state.version, state_to_json(at), ENGINE_VERSION, T0)
     RECENT.forget()
     (prompt,) = pending(at).values()
