@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.orders.language import Actor, parse_orders
+from pbem.orders.language import VERBS, WHOLE_VERBS, Actor, _slip_of, parse_orders
+from pbem.orders.sign_offs import first_names, one_edit_away
 from pbem.rules import engine as E
 from pbem.rules.core.commands import PassDeadline, RevealSeed, RollBack
 from pbem.rules.core.draws import Draws, commitment
@@ -204,3 +205,41 @@ def test_two_areas_without_a_separator_are_found_by_their_cut_and_said_as_before
         "'Upper Egypt Atlantis' is not two area names: MOVE <n|ALL> <from> <to>", ())
     assert read("MOVE 2 Upper Egypt > Atlantis")[2:] == (
         "unknown area 'Atlantis'; did you mean: Tanis, Salamis, Galatia?", ("Tanis", "Ptolemais", "Athens"))
+
+
+def _slips(verb: str) -> set[str]:
+    """Every word one slip of the thumb from ``verb``: two neighbours swapped, a letter left out or doubled."""
+    swapped = {verb[:i] + verb[i + 1] + verb[i] + verb[i + 2:] for i in range(len(verb) - 1)}
+    missing = {verb[:i] + verb[i + 1:] for i in range(len(verb))}
+    doubled = {verb[:i] + verb[i] + verb[i:] for i in range(len(verb))}
+    return {s for s in swapped | missing | doubled if s != verb and len(s) >= 3}
+
+
+@pytest.mark.parametrize("verb", sorted(v for v in VERBS if v not in WHOLE_VERBS))
+def test_every_slip_of_every_verb_is_read_as_that_verb_or_not_guessed(verb):
+    """A slip names its own verb, or none when two verbs are that near: never another verb."""
+    for slip in _slips(verb):
+        if slip in VERBS:
+            continue
+        assert _slip_of(slip) in (verb, None), slip
+        near = [v for v in VERBS if v not in WHOLE_VERBS and v != verb and one_edit_away(slip, v)]
+        assert (_slip_of(slip) is None) == bool(near), slip
+
+
+@pytest.mark.parametrize("verb", sorted(v for v in VERBS if v not in WHOLE_VERBS))
+def test_a_slip_of_any_verb_alone_on_its_line_under_a_sign_off_is_never_an_order(verb):
+    for slip in sorted(_slips(verb) - set(VERBS)):
+        orders = parse_orders(f"Thanks,\n{slip.title()}", game(), Actor(player_id=1))
+        assert orders.lines == (), slip
+        orders = parse_orders(slip, game(), Actor(player_id=1))
+        assert orders.lines == () and orders.ignored == (slip,), slip
+
+
+def test_no_first_name_signed_under_a_sign_off_or_alone_is_ever_an_order_or_an_error():
+    """Every name of pbem/orders/first_names.txt (some 1,300, in five languages), as people sign."""
+    state = game()
+    for name_ in sorted(first_names()):
+        written = name_.title()
+        for text in (f"NATION Crete\nThanks,\n{written}", f"NATION Crete\n{written}", f"NATION Crete\nCheers, {written}"):
+            orders = parse_orders(text, state, Actor(player_id=1))
+            assert [line.canonical for line in orders.lines] == ["NATION Crete"], (written, orders.lines)
