@@ -296,14 +296,15 @@ _SIGNED_LINES = 3
 
 
 def _end_of_reading(written: Written) -> tuple[int, str] | None:
-    """(the index of the line that ends the reading, that line): END or SIGNOFF, or a sign-off near the end."""
+    """(the index of the line that ends the reading, that line): END or SIGNOFF, or a sign-off near the end
+    that is not the first line."""
     for index, (_number, line, press_body) in enumerate(written.lines):
         if press_body is not None:
             continue
         if bare(line).upper() in STOP_WORDS:
             return index, line
-        if is_sign_off(line) and len(written.lines) - index - 1 <= _SIGNED_LINES:
-            return index, line
+        if index > 0 and is_sign_off(line) and len(written.lines) - index - 1 <= _SIGNED_LINES:
+            return index, line  # (the first line of a letter is an opening: "Thanks!" then the orders)
     return None
 
 

@@ -144,6 +144,11 @@ def test_nothing_after_the_end_of_a_letter_is_read_and_an_order_there_is_named(e
     assert orders.notes == (f"Not read: 'HALT' comes after '{ending}', where your letter ends; put orders above it.",)
 
 
+def test_a_thank_you_that_opens_a_letter_ends_nothing():
+    orders = parse_orders("Thanks!\nNATION Crete\nPLACE Knossos", game(), Actor(player_id=1))
+    assert [line.canonical for line in orders.lines] == ["NATION Crete", "PLACE Knossos"]
+
+
 def test_a_thank_you_in_the_middle_of_a_letter_ends_nothing():
     orders = parse_orders("Thanks!\nNATION Crete\nPLACE Knossos\nsee you\nmore prose\nand more\nto come", game(), Actor(player_id=1))
     assert [line.canonical for line in orders.lines] == ["NATION Crete", "PLACE Knossos"]
