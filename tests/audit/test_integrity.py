@@ -114,6 +114,34 @@ def test_the_server_names_a_damaged_game_when_it_starts(played):
         server.communicate(timeout=30)
 
 
+def test_verify_head_takes_the_chain_head_a_letter_shows_and_names_the_letter(played):
+    """Issue 30: every letter ends "chain head <16 hex digits>", and verify --head called that head tampered."""
+    url, cwd = played
+    db = make_engine(url)
+    with UnitOfWork(db) as uow:
+        letters = uow.outbox.list(GAME)
+    db.dispose()
+
+    def text_of(row) -> str:
+        return email.message_from_bytes(bytes(row.raw), policy=policy.default).get_body(preferencelist=("plain",)).get_content()
+
+    def head_in(row) -> str | None:
+        words = [part.split()[0] for part in text_of(row).split("chain head ")[1:] if part.split()]
+        return next((w for w in words if len(w) == 16 and all(c in "0123456789abcdef" for c in w)), None)
+
+    letter = next(row for row in reversed(letters) if head_in(row))
+    shown = head_in(letter)
+    assert len(shown) == 16
+    kept = pbem(url, cwd, "verify", GAME, "--head", shown)
+    assert kept.returncode == 0, kept.stdout + kept.stderr
+    assert "head ok: the hash you kept is version" in kept.stdout and "shown in " in kept.stdout
+    assert f"to {letter.recipient}" in kept.stdout or "the first a " in kept.stdout
+    one_line_error(pbem(url, cwd, "verify", GAME, "--head", shown[:8]), "16 hexadecimal digits")
+    one_line_error(pbem(url, cwd, "verify", GAME, "--head", "zz" + shown[2:]), "16 hexadecimal digits")
+    gone = pbem(url, cwd, "verify", GAME, "--head", "0" * 16 if not shown.startswith("0" * 16) else "f" * 16)
+    assert gone.returncode == 1 and "head NOT FOUND" in gone.stdout
+
+
 def test_verify_head_catches_a_log_cut_short_after_a_mail_showed_its_head(played):
     url, cwd = played
     entries = json.loads(pbem(url, cwd, "log", GAME, "--as", "moderator", "--json").stdout)

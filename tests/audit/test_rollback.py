@@ -158,7 +158,7 @@ def test_rollback_and_verify_head_on_a_complete_recorded_game(tmp_path):
     assert reduced.returncode == 0 and "It has 0 tokens on the board: 0 < 2, short by 2." in reduced.stdout
     log = json.loads(pbem(url, tmp_path, "log", game, "--as", "assyria", "--json").stdout)
     kept = next(e["hash"] for e in log if e["version"] == 229)
-    checked = pbem(url, tmp_path, "verify", game, "--head", kept)
+    checked = pbem(url, tmp_path, "verify", game, "--head", kept[:16])  # as a letter shows it
     assert checked.returncode == 0 and "head ok: the hash you kept is version 229" in checked.stdout
     rolled = pbem(url, tmp_path, "rollback", game, "220", "--reason", "Ur was built by mistake")
     assert rolled.returncode == 0 and "rolled sim-goldenc back to version 220" in rolled.stdout, rolled.stderr
