@@ -7,6 +7,7 @@ every player's report tells, so nobody wonders why a deadline moved.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from pbem.rules.core.commands import (
@@ -23,6 +24,7 @@ from pbem.rules.core.state import GameState
 from pbem.rules.table import kicked, observers
 
 from .grammar import Actor, LineError, Parser, name
+from .moments import Moment, read_moment
 
 #: How deadlines are written in the log (the service's scheduler writes them so).
 DEADLINE_FORMAT = "%Y-%m-%d %H:%M UTC"
@@ -160,11 +162,39 @@ def _deny(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Dismis
 
 
 def _rollback(state: GameState, actor: Actor, rest: str, notes: list[str]) -> RollBack:
+    """``ROLLBACK <moment> [CONFIRM] <reason>``: a moment as `moments.read_moment` reads it.
+
+    Without CONFIRM the service answers with what the rollback would change and applies nothing: the
+    moderator then replies CONFIRM (or sends the line again with CONFIRM after the moment).
+    """
     _moderator_only(actor, "roll the game back")
-    words = rest.split(None, 1)
-    if not words or not words[0].isdigit():
-        raise LineError("write ROLLBACK <version> <reason>: the version the game goes back to, as `pbem log` numbers it")
-    return RollBack(int(words[0]), _reason(words[1] if len(words) > 1 else "", "ROLLBACK <version>"))
+    read = read_moment(rest.split())
+    if read is None:
+        raise LineError("write ROLLBACK <version> <reason>, ROLLBACK BEFORE <version> <reason> or "
+                        "ROLLBACK TO turn <n> [phase] <reason>: HISTORY numbers the versions")
+    moment, words = read
+    confirmed = bool(words) and words[0].upper().rstrip(":,") == "CONFIRM"
+    reason = _reason(" ".join(words[confirmed:]), "ROLLBACK <version>")
+    return RollBack(moment.version or 0, reason, before=moment.before, turn=moment.turn, phase=moment.phase,
+                    confirmed=confirmed)
+
+
+@dataclass(frozen=True)
+class Confirm:
+    """CONFIRM: apply the rollback the moderator's latest preview showed (the service finds it)."""
+
+
+def _confirm(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Confirm:
+    _moderator_only(actor, "confirm a rollback")
+    if rest.strip() and rest.strip().upper() != "ROLLBACK":
+        raise LineError("CONFIRM takes nothing after it: it applies the rollback your latest preview showed")
+    return Confirm()
+
+
+def rollback_text(c: RollBack) -> str:
+    """The rollback as an order line: how the moderator named its moment, and the reason."""
+    moment = Moment(c.to or None, c.before, c.turn, c.phase)
+    return f"ROLLBACK {moment.text()} {c.reason}"
 
 
 def _seed(state: GameState, actor: Actor, rest: str, notes: list[str]) -> RevealSeed:
@@ -186,7 +216,9 @@ VERBS: dict[str, tuple[Parser, str]] = {
     "UNKICK": (_unkick, "UNKICK <nation> [reason]  (moderator: the player gives its orders again)"),
     "APPROVE": (_approve, "APPROVE <observer>  (moderator: let someone who asked watch the game)"),
     "DENY": (_deny, "DENY <observer> [reason]  (moderator: turn a request away, or end an observer's watch)"),
-    "ROLLBACK": (_rollback, "ROLLBACK <version> <reason>  (moderator: take the game back; later events are kept, superseded)"),
+    "ROLLBACK": (_rollback, "ROLLBACK <version>|BEFORE <version>|TO turn <n> [phase] <reason>  (moderator: take the game "
+                 "back, after a preview you CONFIRM; later events are kept, superseded)"),
+    "CONFIRM": (_confirm, "CONFIRM  (moderator: apply the rollback your latest preview showed)"),
     "SEED": (_seed, "SEED  (moderator: be told the secret seed; every player learns that you asked)"),
 }
 
@@ -208,6 +240,7 @@ CANONICAL = {
     DismissObserver: lambda c: f"DENY {c.observer} {c.reason}".rstrip(),
     Moderate: _canonical,
     ReplacePlayer: lambda c: f"REPLACE player {c.player_id} WITH {c.name} {c.email} {c.reason}",
-    RollBack: lambda c: f"ROLLBACK {c.to} {c.reason}",
+    RollBack: rollback_text,
+    Confirm: lambda c: "CONFIRM",
     RevealSeed: lambda c: "SEED",
 }

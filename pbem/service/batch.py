@@ -128,9 +128,9 @@ class Batch:
     def _roll_back(self, command: RollBack, *, actor: str, source: str, dedupe: str | None) -> list[Event]:
         """Record a rollback, decided against the whole log, and mark what it supersedes (the column is an index)."""
         game_id = self.state.game_id
-        events = roll_back(readable(self.uow.events.read(game_id)), command)
+        events = roll_back(readable(self.uow.events.read(game_id)), command, game_id)
         self.record(events, actor=actor, source=source, dedupe=dedupe)
-        self.uow.events.mark_superseded(game_id, command.to, self.state.version - 1, self.state.version)
+        self.uow.events.mark_superseded(game_id, events[0].data["to"], self.state.version - 1, self.state.version)
         return events
 
 

@@ -11,13 +11,14 @@ import re
 import secrets as secrets_module
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from sqlalchemy import Engine
 
 from pbem.mail.tokens import game_address, moderator_secret
 from pbem.orders.language import Actor, Orders, Written, parse_orders
+from pbem.orders.moderator import Confirm, rollback_text
 from pbem.rules import engine as rules
 from pbem.rules import table
 from pbem.rules.core.commands import (
@@ -51,7 +52,7 @@ from .pictures import board_picture
 from .press_replies import PressReply, as_press, sent_press
 from .projector import load_state
 from .queries import answer as queries_answer
-from .rollback import after_rollback, rolled_back
+from .rollback import PREVIEW_HEADLINE, PREVIEW_SUBJECT, after_rollback, preview, previewed, rolled_back
 from .screening import absences_ahead, newcomers_allowed, press_allowed
 from .settings import Settings
 from .steps import after_change, announce, play_kept, reveal_at_end, set_deadline
@@ -272,6 +273,7 @@ def take_orders(
     before = batch.state
     player = batch.state.player(actor.player_id) if actor.player_id is not None else None
     label = (f"{player.name} ({player.nation})" if player.nation else player.name) if player else "moderator"
+    address_of_sender = recipient or (uow.players.by_id(player.id).email if player else game.moderator_email)
     receipt = Receipt(game_id, label, notes=list(notes))
     orders = press_allowed(parse_orders(text, batch.state, actor), (game.options or {}).get("press", "on"))
     orders = newcomers_allowed(uow, game_id, batch.state, orders)
@@ -332,6 +334,7 @@ def take_orders(
         return bool(intent.foresee(after, batch.draws, rest, closed_here=True))
 
     refused: dict[int, tuple[object, Rejection]] = {}
+    previews = 0
     took_from_quote = False
     queries = []
     early: list = []  # lines sent before the player's turn, and every game order after the first of them
@@ -358,6 +361,18 @@ def take_orders(
             took_from_quote = took_from_quote or exc is None
             if exc is not None:
                 receipt.notes.append(_quoted_note(line.text, str(exc)))
+        elif isinstance(line.command, (Confirm, RollBack)) and not whole and not (
+                isinstance(line.command, RollBack) and line.command.confirmed):
+            try:  # ROLLBACK is first previewed; CONFIRM applies the latest preview (`rollback`)
+                if isinstance(line.command, RollBack):
+                    receipt.help.append(preview(batch, line.command))
+                    previews += 1
+                else:
+                    confirmed = previewed(batch, address_of_sender)
+                    if (exc := attempt(number, replace(line, command=confirmed, canonical=rollback_text(confirmed)))):
+                        refused[number] = (line, exc)
+            except Rejection as exc:
+                refused[number] = (line, exc)
         elif early and not _table_order(line.command) and not whole:
             early.append(line)
         elif (exc := attempt(number, line)) is not None:
@@ -382,6 +397,8 @@ def take_orders(
         held += [(-1, line) for line in early if isinstance(line.command, intent.CLOSING)]
         early = [line for line in early if not isinstance(line.command, intent.CLOSING)]
         second_halt = False
+    if previews and not receipt.errors and not held and not whole:
+        receipt.subject, receipt.headline = PREVIEW_SUBJECT, PREVIEW_HEADLINE
     if held or whole:
         notes = [intent.Held(line.number, line.canonical, n >= main) for n, line in held]
         receipt.subject, receipt.headline = intent.headline([e["line"] for e in receipt.errors], notes, whole)
@@ -429,7 +446,7 @@ def take_orders(
     receipt.deadline = batch.state.deadline
     me = batch.state.player(player.id) if player else None
     receipt.help.extend(queries_answer(uow, batch.state, me, verb, rest, receipt.on_file) for verb, rest in queries)
-    address = recipient or (uow.players.by_id(player.id).email if player else game.moderator_email)
+    address = address_of_sender
     letters.acknowledge(
         batch.state,
         player,

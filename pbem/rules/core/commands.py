@@ -169,10 +169,19 @@ class RevealSeed:
 
 @dataclass(frozen=True)
 class RollBack:
-    """The moderator takes the game back to an earlier version; what followed stays in the log, superseded."""
+    """The moderator takes the game back to an earlier version; what followed stays in the log, superseded.
+
+    The version may be named as a moment (`pbem.rules.branches.rollback_target`): ``before`` the batch that
+    holds ``to``, or the start of ``turn`` (and ``phase``), ``to`` then 0. ``confirmed`` is False for a
+    rollback the moderator has not yet seen previewed: the service shows what it would change instead.
+    """
 
     to: int
     reason: str
+    before: bool = False
+    turn: int | None = None
+    phase: str | None = None
+    confirmed: bool = True
 
 
 #: Any command: a phase's own, or the clock's and the table's above.
