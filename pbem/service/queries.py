@@ -14,8 +14,10 @@ from pbem.audit.history import history
 from pbem.orders.moments import Moment, phase_named, read_moment
 from pbem.rules import engine as rules
 from pbem.rules import table
+from pbem.rules.branches import superseded
+from pbem.rules.core.events import Event
 from pbem.rules.core.state import GameState, Player
-from pbem.rules.turn import PHASE_TITLES, phase_title
+from pbem.rules.turn import phase_title
 from pbem.rules.view import neutral_question, sees_prompt, view
 from pbem.store.unit_of_work import UnitOfWork
 from pbem.store.verify import verify_chain
@@ -141,9 +143,9 @@ def _history(uow: UnitOfWork, state: GameState, player: Player | None, rest: str
         entries = [e for e in entries if e["phase"] == moment.phase]
     if nations:
         entries = [e for e in entries if _mentions(e["text"], nations)]
-    asked = " ".join(
+    asked = ", ".join(
         ([f"turn {moment.turn}"] if moment and moment.turn is not None else [])
-        + ([PHASE_TITLES[moment.phase]] if moment and moment.phase else []) + sorted(nations)
+        + ([phase_title(state, moment.phase)] if moment and moment.phase else []) + sorted(nations)
     )
     found = len(entries)
     shown = entries[-limit:]
@@ -201,6 +203,10 @@ def _verify(uow: UnitOfWork, state: GameState, rest: str) -> str:
     if found.version:
         lines.append(f"Your head is version {found.version} of {found.head}: what you were told then is still "
                      "part of the record.")
+        undone = superseded([Event.from_payload(r.type, r.payload) for r in recorded]).get(found.version)
+        if undone:
+            lines.append(f"The moderator's rollback at version {undone} took the game back past it: that stretch "
+                         "is kept in the log, superseded.")
         at = recorded[found.version - 1].metadata.get("recorded_at", "")[:16].replace("T", " ")
         later = found.head - found.version
         lines.append(f"It was recorded {at} UTC; {later} event{'s' if later != 1 else ''} followed it.")
