@@ -242,6 +242,16 @@ def may_read(
     return allowed is None or viewer in allowed
 
 
+def reads_origin(viewer: str, sender: str | None, finished: bool) -> bool:
+    """Whether ``viewer`` reads the line an order was written as and the mail it came in (`pbem.audit.explain.origin`).
+
+    The raw line may say more than the order the engine made of it (a trade
+    offer's terms, a word to another player), so: the overseers and the player
+    who sent it (``sender``, ``player:<nation>``), nobody else.
+    """
+    return overseer(viewer, finished) or (sender is not None and viewer == sender)
+
+
 def metadata_public(metadata: Mapping[str, Any]) -> bool:
     """Whether anyone may read this metadata: only the public keys, and no mail Message-ID among them.
 
