@@ -27,15 +27,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pbem.audit.disclosure import reads_origin
+from pbem.audit.disclosure import ORIGIN_METADATA, reads_origin, sender_of
 from pbem.rules.core.state import GameState
 from pbem.store.events import RecordedEvent
 
 #: The metadata key of an input's origin: ``line``, ``line_number``, ``quoted`` (written inside a quote of our
 #: letter), the mail's ``subject`` and ``date``; an ``OrdersQueued`` holds ``lines`` (each with the ``order`` it became).
-ORDER_KEY = "order"
+ORDER_KEY = ORIGIN_METADATA[0]
 #: The metadata key of an order played from those kept early: the kept order's text, to find the mail it came in.
-KEPT_KEY = "kept"
+KEPT_KEY = ORIGIN_METADATA[1]
 
 
 def sender(actor: str, state: GameState) -> str:
@@ -48,14 +48,6 @@ def sender(actor: str, state: GameState) -> str:
         return f"{player.name} ({player.nation})" if player.nation else player.name
     return {"moderator": "the moderator", "clock": "the clock (the server's schedule)", "observer": "an observer",
             "mail": "the mail system (a bounce)", "": "an unknown sender"}.get(actor, actor)
-
-
-def sender_viewer(actor: str, state: GameState) -> str | None:
-    """The viewer who sent the input (``player:<nation>``), who may read his own line; None for anyone else."""
-    if not (actor.startswith("player:") and actor[7:].isdigit()):
-        return None
-    nation = next((p.nation for p in state.players if p.id == int(actor[7:])), None)
-    return f"player:{nation.lower()}" if nation else None
 
 
 def _kept_from(recorded: Sequence[RecordedEvent], start: int, actor: str, text: str) -> int | None:
@@ -110,7 +102,7 @@ def told_origin(
     meta = recorded[start - 1].metadata
     actor = str(meta.get("actor", ""))
     source = str(meta.get("source", "?"))
-    full = reads_origin(viewer, sender_viewer(actor, state), finished)
+    full = reads_origin(viewer, sender_of(actor, state), finished)
     who = f"  By {sender(actor, state)}"
     if full:
         who += f" (actor {actor or '?'}, source {source})"
