@@ -99,6 +99,10 @@ class InboxOrigins(Mapping[int, Mapping[str, Any]]):
             raise KeyError(version)
         return found
 
+    def __bool__(self) -> bool:
+        """Always true, whether or not anything is found: truth must not read every message of the game."""
+        return True
+
     def __iter__(self) -> Iterator[int]:
         return iter(v for v in range(1, len(self._recorded) + 1) if v in self)
 

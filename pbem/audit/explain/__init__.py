@@ -132,7 +132,7 @@ def explain(game_id: str, recorded: Sequence[RecordedEvent], version: int, viewe
     after = _state_before(game_id, events, version + 1, before)
     undone = superseded(events).get(version)
     return _explained(game_id, events, recorded, version, viewer, (at_start, before, after), (undone, now.finished),
-                      found or {})
+                      {} if found is None else found)
 
 
 def explain_all(game_id: str, recorded: Sequence[RecordedEvent], viewer: str, *,
@@ -154,7 +154,7 @@ def explain_all(game_id: str, recorded: Sequence[RecordedEvent], viewer: str, *,
             at_start = before
         out[version] = _explained(
             game_id, events, recorded, version, viewer, (at_start, before, after), (undone.get(version), now.finished),
-            found or {},
+            {} if found is None else found,
         )
     return out
 
