@@ -13,10 +13,10 @@ from __future__ import annotations
 import email
 import json
 from dataclasses import replace
+from datetime import datetime, timezone
 from email.message import EmailMessage
 from email.policy import default
 from email.utils import format_datetime, make_msgid
-from datetime import datetime, timezone
 
 from pbem.audit.explain import explain
 from pbem.service.batch import mail_source
