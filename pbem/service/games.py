@@ -48,6 +48,7 @@ from .batch import (
 from .choices import what_became
 from .letters import Letters
 from .observers import tell_observers
+from .origins import Letter, Said
 from .pictures import board_picture
 from .press_replies import PressReply, as_press, sent_press
 from .projector import load_state
@@ -253,6 +254,7 @@ def take_orders(
     quoted_orders: Sequence[str] = (),
     ack_key: str | None = None,
     press_reply: PressReply | None = None,
+    letter: Letter | None = None,
 ) -> Receipt:
     """Parse and decide every order of one message; record, acknowledge and prompt.
 
@@ -264,6 +266,8 @@ def take_orders(
     acknowledgement; prose a client rewrapped there is no attempt and no error.
     ``press_reply``: the message came to a press letter's reply address; with
     no order in it, it is relayed as press (pbem.service.press_replies).
+    ``letter``: the mail's Subject and Date, noted with each order beside the
+    line as written (`origins`), for the dispute that quotes it back.
 
     A message is one intent (`intent`): when a line of it is refused, its
     orders that would close the player's step are held, and the
@@ -290,6 +294,7 @@ def take_orders(
     held: list[tuple[int, object]] = []  # orders that close a step, not played because a line of the message was refused
     whole_refused = _whole_refused(batch, orders) if intent.policy(game.options) == "hold" and out is None else None
     whole = whole_refused is not None
+    said = Said.of(text, quoted_orders, letter)  # each order is recorded with its line as written (origins)
     closed_here = False  # an order of this message closed the player's step
 
     def attempt(number: int, line, final: bool = False) -> Rejection | None:
@@ -305,8 +310,10 @@ def take_orders(
             if not final and isinstance(line.command, intent.CLOSING) and _refusal(line.command, number):
                 held.append((number, line))
                 return None
+            note = said.note(line, quoted=number >= main)
             if isinstance(line.command, (RollBack, RevealSeed)):
-                batch.decide(line.command, actor=who, source=source, dedupe=f"{message_id}#{number}" if message_id else None)
+                batch.decide(line.command, actor=who, source=source, dedupe=f"{message_id}#{number}" if message_id else None,
+                             note=note)
             else:
                 events, after = intent.try_order(batch.state, line.command, batch.draws)
                 if intent.closes_step(batch.state, after, line.command):
@@ -315,7 +322,8 @@ def take_orders(
                         return None
                     closed_here = True
                 told = what_became(batch.state, events, _viewer_of(player))  # a list of choices: what was used
-                batch.record(events, actor=who, source=source, dedupe=f"{message_id}#{number}" if message_id else None)
+                batch.record(events, actor=who, source=source, dedupe=f"{message_id}#{number}" if message_id else None,
+                             note=note)
         except Rejection as exc:
             return exc
         receipt.accepted.append(line.canonical + (f"  ({'; '.join(line.notes)})" if line.notes else ""))
@@ -405,7 +413,8 @@ def take_orders(
         receipt.notes[:0] = [_quoted_note(h.order, "a line of your message was refused") for h in notes if h.quoted]
     if early and player is not None:
         kept = tuple(line.canonical for line in early)
-        batch.decide(QueueOrders(player.id, kept), actor=who, source=source, dedupe=f"{message_id}#kept" if message_id else None)
+        batch.decide(QueueOrders(player.id, kept), actor=who, source=source, dedupe=f"{message_id}#kept" if message_id else None,
+                     note=said.kept_note(early))
         receipt.accepted.extend(f"{line}  (kept: played when your turn comes, if still legal)" for line in kept)
         receipt.notes.append(
             "It is not your turn yet: the orders marked kept wait for it and are played then, in the order you wrote "

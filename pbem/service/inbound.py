@@ -49,6 +49,7 @@ from .bounces import record_bounce
 from .games import take_orders
 from .letters import Letters
 from .observers import handle_observer_mail, observer_verb
+from .origins import Letter
 from .press_replies import PressReply, relay_text
 from .projector import load_state
 from .senders import Senders
@@ -239,7 +240,7 @@ def _handle(uow: UnitOfWork, settings: Settings, row, reading: Reading, now: dat
         take_orders(
             uow, settings, game_id, Actor(moderator=True), reading.written, now=now, source=mail_source(key), message_id=key,
             in_reply_to=mail.message_id, recipient=game.moderator_email, notes=list(mail.problems),
-            origin=moderator if isinstance(moderator, str) else "",
+            origin=moderator if isinstance(moderator, str) else "", letter=Letter(mail.subject, mail.date),
         )
         sync_nations(uow, game_id)
         return Outcome("done", "orders from the moderator", game_id)
@@ -302,6 +303,7 @@ def _handle(uow: UnitOfWork, settings: Settings, row, reading: Reading, now: dat
         notes=list(mail.problems),
         origin=origin,
         press_reply=PressReply(press_version, relay_text(mail.body or "")) if press_version and token_player == player.id else None,
+        letter=Letter(mail.subject, mail.date),
     )
     sync_nations(uow, game_id)
     return Outcome("done", f"orders from player {player.id}", game_id)

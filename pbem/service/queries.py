@@ -8,7 +8,6 @@ the same message were decided, so "orders + STATUS" shows the result.
 
 from __future__ import annotations
 
-from pbem.audit.explain import explain
 from pbem.audit.heads import find_head, is_head
 from pbem.audit.history import history
 from pbem.orders.moments import Moment, phase_named, read_moment
@@ -21,6 +20,8 @@ from pbem.rules.turn import phase_title
 from pbem.rules.view import neutral_question, sees_prompt, view
 from pbem.store.unit_of_work import UnitOfWork
 from pbem.store.verify import verify_chain
+
+from .origins import explained
 
 #: HISTORY without a number shows this many lines; more than the maximum is cut to it.
 HISTORY_LINES = 10
@@ -166,7 +167,9 @@ def _explain(uow: UnitOfWork, state: GameState, player: Player | None, rest: str
     """EXPLAIN <version>: why that event happened, from the sender's view (`pbem.audit.explain`).
 
     Without a version it lists the latest ones the sender may read, since a
-    player's letters do not number the events.
+    player's letters do not number the events. An order's line as written and
+    its mail are in the answer to the moderator and to the player who sent it
+    (`origins`).
     """
     recorded = uow.events.read(state.game_id)
     viewer = _viewer(player)
@@ -176,7 +179,7 @@ def _explain(uow: UnitOfWork, state: GameState, player: Player | None, rest: str
         return "\n".join(["EXPLAIN <version> explains one event. The latest you may read:",
                           *(f"{e['version']}: {e['text']}" for e in latest)])
     try:
-        told = explain(state.game_id, recorded, int(word), viewer)
+        told = explained(uow, state.game_id, recorded, int(word), viewer)
     except ValueError as exc:
         return f"EXPLAIN: {exc}."
     return told.text() if len(told.lines) > 1 else f"EXPLAIN: {told.text()}."

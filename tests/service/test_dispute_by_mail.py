@@ -112,6 +112,9 @@ def test_a_disputed_move_is_found_explained_previewed_undone_and_proved_by_mail(
             assert all(f"{nation}" in line for line in numbered)  # only the lines naming the nation
             explained = await moderator(f"EXPLAIN {version}")
             assert f"version {version}" in explained
+            # the order behind it, as the player wrote it, who sent it, from which mail
+            assert f'As written, line 1: "{move}"' in explained and f"By {mover} ({nation})" in explained
+            assert 'The mail: Subject "Re: [g1] T1 ' in explained
 
             # ROLLBACK BEFORE the move: a preview first, nothing applied; then CONFIRM
             preview = await moderator(f"ROLLBACK BEFORE {version} {mover} says he meant to hold")
