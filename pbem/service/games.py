@@ -12,7 +12,7 @@ import secrets as secrets_module
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from sqlalchemy import Engine
 
@@ -23,10 +23,8 @@ from pbem.rules import engine as rules
 from pbem.rules import table
 from pbem.rules.core.commands import (
     QueueOrders,
-    ReplacePlayer,
     RevealSeed,
     RollBack,
-    SetDeadline,
 )
 from pbem.rules.core.draws import Draws, commitment
 from pbem.rules.core.rejection import NotYourTurn, Rejection
@@ -36,10 +34,8 @@ from pbem.store.unit_of_work import UnitOfWork
 
 from . import intent
 from .batch import (
-    DEADLINE_FORMAT,
     Batch,
     GameError,
-    deadline_hours,
     letters_for,
     open_game,
     retrying,
@@ -47,6 +43,8 @@ from .batch import (
 )
 from .choices import what_became
 from .letters import Letters
+from .moderation import deadline_on_resume, resend_prompts
+from .moderation import tell as tell_moderated
 from .observers import tell_observers
 from .origins import Letter, Said
 from .pictures import board_picture
@@ -54,6 +52,7 @@ from .press_replies import PressReply, as_press, sent_press
 from .projector import load_state
 from .queries import answer as queries_answer
 from .rollback import PREVIEW_HEADLINE, PREVIEW_SUBJECT, after_rollback, preview, previewed, rolled_back
+from .seats import hand_over
 from .screening import absences_ahead, newcomers_allowed, press_allowed
 from .settings import Settings
 from .steps import after_change, announce, play_kept, reveal_at_end, set_deadline
@@ -424,20 +423,16 @@ def take_orders(
             receipt.notes.insert(0, "Your ship step (3a) is over. The second HALT is kept for your movement (3b) and "
                                  "played when your turn to move comes: you make no moves this turn.")
     letters = letters_for(uow, settings, game, now)
-    moderated = [e for e in batch.events if e.type == "Moderated"]
-    if any(e.data["action"] == "resume" for e in moderated):  # a fresh deadline: the pause may have eaten the old one
-        due = (now + timedelta(hours=deadline_hours(game, settings, batch.state.phase))).strftime(DEADLINE_FORMAT)
-        batch.decide(SetDeadline(due), actor="clock", source="scheduler")
-    _hand_over(uow, batch, letters, before, orders)
+    deadline_on_resume(batch, game, settings)  # the later of the running deadline and a fresh one (moderation)
+    hand_over(batch, letters, before, orders)  # REPLACE: the newcomer's letters, the table told (seats)
     for i, event in enumerate(e for e in batch.events if e.type == "AbsenceNoted"):
         text = rules.describe_event(batch.state, event, "observer") or ""
-        letters.announce(batch.state, text, f"absence:{batch.state.version}:{i}", moderator=game.moderator_email)
+        away = batch.state.player(event.data["player"])
+        title = f"{away.nation or away.name} will be away" if event.data["from"] else f"{away.nation or away.name} is back"
+        letters.announce(batch.state, text, f"absence:{batch.state.version}:{i}", moderator=game.moderator_email, title=title)
     for i, (event, version) in enumerate(sent_press(batch.events, before.version)):
         letters.press(batch.state, event, f"press:{batch.state.game_id}:{batch.state.version}:{i}", version)
-    told = [e for e in batch.events if e.type in ("Moderated", "PlayerKicked", "KickLifted")]
-    for i, event in enumerate(told):
-        text = rules.describe_event(before, event, "observer") or ""
-        letters.announce(batch.state, text, f"moderated:{batch.state.game_id}:{batch.state.version}:{i}")
+    tell_moderated(batch, letters, before)
     _tell_moderated_orders(batch, letters, before, on_behalf)
     watchers = [e for e in batch.events if e.type in ("ObserverJoined", "ObserverLeft")]
     tell_observers(batch, letters, watchers, game_address(game_id, settings.domain, settings.local_part))
@@ -476,6 +471,7 @@ def take_orders(
     )
     if batch.events and not rolled:
         announce(batch, letters, before)
+        resend_prompts(batch, letters, before)  # a moved deadline: every open prompt again, with its new due time
     return receipt
 
 
@@ -483,7 +479,7 @@ def _tell_moderated_orders(batch: Batch, letters: Letters, before: GameState, on
     """A player whose orders the moderator gave (FOR), or whose step he ended (DEADLINE), hears what was done."""
     for i, (player_id, order) in enumerate(on_behalf):
         player = batch.state.player(player_id)
-        letters.notice(batch.uow.players.by_id(player_id).email, batch.state.game_id, "From the moderator",
+        letters.notice(batch.uow.players.by_id(player_id).email, batch.state.game_id, "The moderator gave an order for you",
                        [f"The moderator gave this order for you: {order}"],
                        f"for:{batch.state.game_id}:{batch.state.version}:{i}", reply_to=letters.reply_to(batch.state, player))
     ended = next((e for e in batch.events if e.type == "DeadlinePassed" and e.data.get("by") == "moderator"), None)
@@ -492,7 +488,7 @@ def _tell_moderated_orders(batch: Batch, letters: Letters, before: GameState, on
     why = f": {ended.data['reason']}" if ended.data.get("reason") else ""
     for prompt in rules.pending(before).values():
         player = batch.state.player(prompt.player_id)
-        letters.notice(batch.uow.players.by_id(player.id).email, batch.state.game_id, "From the moderator", [
+        letters.notice(batch.uow.players.by_id(player.id).email, batch.state.game_id, "The moderator ended this step", [
             f"The moderator ended this step now{why}. What was asked of you ({prompt.question}) was played by "
             f"its default: {prompt.default}.",
         ], f"deadline:{batch.state.game_id}:{batch.state.version}:{player.id}", reply_to=letters.reply_to(batch.state, player))
@@ -521,29 +517,6 @@ def _viewer_of(player: Player | None) -> str:
 def _table_order(command: object) -> bool:
     """An order about the table (press, a time zone, an absence), never kept for a turn: it is played at once."""
     return type(command) in table.RULES.decide
-
-
-def _hand_over(uow: UnitOfWork, batch: Batch, letters: Letters, before: GameState, orders: Orders) -> None:
-    """A seat handed to someone new (REPLACE): his address and SECRET on record, his start letter, the table told."""
-    asked = {line.command.player_id: line.command for line in orders.lines if isinstance(line.command, ReplacePlayer)}
-    for i, event in enumerate(e for e in batch.events if e.type == "PlayerReplaced"):
-        command = asked.get(event.data["player"])
-        if command is None or not command.email:
-            continue
-        secret = secrets_module.token_urlsafe(6)
-        old_address = uow.players.by_id(command.player_id).email
-        uow.players.hand_over(command.player_id, command.name, command.email, secret)
-        letters.start(batch.state, batch.chain_head, {command.player_id: secret})
-        asked_before = rules.pending(before)
-        for who, prompt in rules.pending(batch.state).items():  # the seat is asked now: the newcomer gets the prompt
-            if prompt.player_id == command.player_id and who in asked_before:  # (under a new key, it goes with the rest)
-                letters.prompt(batch.state, prompt, batch.chain_head)
-        text = rules.describe_event(before, event, "observer") or ""
-        letters.announce(batch.state, text, f"replaced:{batch.state.game_id}:{batch.state.version}:{i}")
-        if old_address != command.email:  # the player who leaves hears it too, at the address he played from
-            letters.notice(old_address, batch.state.game_id, "From the moderator", [
-                text, "Your reply address and SECRET for this game no longer work. Thank you for playing.",
-            ], f"replaced-old:{batch.state.game_id}:{batch.state.version}:{i}")
 
 
 def resolve_actor(uow: UnitOfWork, game_id: str, who: str) -> Actor:

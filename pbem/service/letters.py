@@ -180,7 +180,8 @@ class Letters:
         self.sent.append((kind, recipient))
         return message_id
 
-    def _deadline_for(self, state: GameState, player_id: int) -> tuple[str | None, str]:
+    def deadline_for(self, state: GameState, player_id: int) -> tuple[str | None, str]:
+        """(the deadline in force as a letter to this player shows it, as a subject shows it): his zone, UTC beside."""
         return _deadline_in(state.deadline, timezone_of(state, player_id))
 
     def moderator_reply_to(self, state: GameState) -> str:
@@ -229,11 +230,13 @@ class Letters:
             lines = [text, invitation(state, data), "To write to others, use PRESS TO <nation> ... END."]
             self.notice(self._email(state, reader), state.game_id, title, lines, f"{purpose}:{reader.id}", reply_to=reply_to)
 
-    def announce(self, state: GameState, text: str, purpose: str, moderator: str | None = None) -> None:
+    def announce(self, state: GameState, text: str, purpose: str, moderator: str | None = None,
+                 title: str = "From the moderator") -> None:
         """Tell every player at once, in his own thread of the game; and the ``moderator`` (his address) when
-        the news is not his own doing (an absence, a deadline moved for one)."""
+        the news is not his own doing (an absence, a deadline moved for one). ``title``: the subject, which says
+        what happened, so a player reading his list of mail knows it."""
         for player in state.players:
-            self.notice(self._email(state, player), state.game_id, "From the moderator", [text], f"{purpose}:{player.id}",
+            self.notice(self._email(state, player), state.game_id, title, [text], f"{purpose}:{player.id}",
                         reply_to=self.reply_to(state, player))
         if moderator and moderator != self.settings.sender:
             self.notice(moderator, state.game_id, "For the moderator", [text], f"{purpose}:moderator",
@@ -315,8 +318,8 @@ class Letters:
                 # (ADVANCE Pottery, Mysticism PAY ...), which a list joined by commas would run together
                 "menu": bool(prompt.menu) or any("," in choice for choice in prompt.choices),
                 "template": prompt.template,
-                "deadline": self._deadline_for(state, player.id)[0],
-                "due": self._deadline_for(state, player.id)[1],
+                "deadline": self.deadline_for(state, player.id)[0],
+                "due": self.deadline_for(state, player.id)[1],
                 "help_lines": list(HELP_LINES),
             },
             f"prompt:{prompt.step}:{prompt.who}",
@@ -375,7 +378,7 @@ class Letters:
                 "errors_left": max(0, len(errors) - ACK_MAX_ERRORS),
                 "ignored": _ignored_line(ignored),
                 "on_file": list(on_file),
-                "deadline": self._deadline_for(state, player.id)[0] if player else state.deadline,
+                "deadline": self.deadline_for(state, player.id)[0] if player else state.deadline,
                 "notes": _bounded_notes(notes),
                 # what a message with no order in it is answered first: what is still needed
                 "nothing_found": (
@@ -479,7 +482,7 @@ class Letters:
                 "question": prompt.question,
                 "default": prompt.default,
                 "template": prompt.template,
-                "deadline": self._deadline_for(state, player.id)[0],
+                "deadline": self.deadline_for(state, player.id)[0],
                 "left": left,
             },
         )
