@@ -99,7 +99,14 @@ def _replace(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Rep
     if any(p.name.lower() == name_.lower() and p.id != player_id for p in state.players):
         raise LineError(f"{name_} already plays in this game: give the newcomer another name")
     reason = rest[newcomer.end():]
-    return ReplacePlayer(player_id, name_, _reason(reason, "REPLACE ... WITH <name> <email>"), newcomer["email"].lower())
+    return ReplacePlayer(player_id, name_, _reason(reason, "REPLACE ... WITH <name> <email>"), newcomer["email"].lower(),
+                         seat=_named(state, player_id))
+
+
+def _named(state: GameState, player_id: int) -> str:
+    """A seat as the acknowledgement names it: its nation, or its player's name before he chose one."""
+    player = state.player(player_id)
+    return player.nation or player.name
 
 
 def _seat(state: GameState, text: str) -> int:
@@ -121,7 +128,7 @@ def _seat_and_reason(state: GameState, rest: str) -> tuple[int, str]:
 def _kick(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Kick:
     _moderator_only(actor, "kick a player")
     player_id, reason = _seat_and_reason(state, rest)
-    return Kick(player_id, _reason(reason, "KICK <nation>"))
+    return Kick(player_id, _reason(reason, "KICK <nation>"), seat=_named(state, player_id))
 
 
 def _unkick(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Kick:
@@ -129,7 +136,7 @@ def _unkick(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Kick
     player_id, reason = _seat_and_reason(state, rest)
     if player_id not in kicked(state):
         raise LineError("that nation was not kicked: nobody plays it by defaults")
-    return Kick(player_id, " ".join(reason.split())[:300] or "back at the table", lift=True)
+    return Kick(player_id, " ".join(reason.split())[:300] or "back at the table", lift=True, seat=_named(state, player_id))
 
 
 def _observer(state: GameState, rest: str, status: str | None) -> tuple[int, str]:
@@ -229,8 +236,13 @@ def _canonical(c: Moderate) -> str:
     return f"{c.action.upper()} {c.reason}"
 
 
+def _seat_named(c: Kick | ReplacePlayer) -> str:
+    """The seat as the order named it; ``player N`` only for a command made from a recorded event (no name kept)."""
+    return c.seat or f"player {c.player_id}"
+
+
 def _canonical_kick(c: Kick) -> str:
-    return f"{'UNKICK' if c.lift else 'KICK'} player {c.player_id} {c.reason}"
+    return f"{'UNKICK' if c.lift else 'KICK'} {_seat_named(c)} {c.reason}"
 
 
 CANONICAL = {
@@ -239,7 +251,7 @@ CANONICAL = {
     AdmitObserver: lambda c: f"APPROVE {c.observer}",
     DismissObserver: lambda c: f"DENY {c.observer} {c.reason}".rstrip(),
     Moderate: _canonical,
-    ReplacePlayer: lambda c: f"REPLACE player {c.player_id} WITH {c.name} {c.email} {c.reason}",
+    ReplacePlayer: lambda c: f"REPLACE {_seat_named(c)} WITH {c.name} {c.email} {c.reason}",
     RollBack: rollback_text,
     Confirm: lambda c: "CONFIRM",
     RevealSeed: lambda c: "SEED",

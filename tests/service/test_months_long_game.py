@@ -168,6 +168,8 @@ def test_three_turns_by_mail_with_absence_reminder_missed_deadline_replacement_p
 
             # -- the moderator hands Crete to Dan, who plays on with his own reply address and SECRET
             await g.moderate(f"REPLACE Crete WITH Dan {DAN} {crete} has left the group")
+            ack = text_of(latest(settings.maildir, MODERATOR, "Orders received"))
+            assert f"\n  REPLACE Crete WITH Dan {DAN} {crete} has left the group" in ack  # the nation, not a number
             g.email["Dan"] = DAN
             start = latest(settings.maildir, DAN, "new game")
             assert "SECRET " in text_of(start)

@@ -115,6 +115,9 @@ def test_the_moderator_kicks_a_player_whose_nation_then_plays_by_defaults_and_un
         async with Table(db, settings) as t:
             first, second, third = setup_order(db)
             await t.reply("moderator", f"KICK {first} has not answered for a week", "You moderate")
+            # the acknowledgement names the seat as the order did (no nation chosen yet: its player), never a number
+            ack = text_of(latest(settings.maildir, "mod@example.org", "Orders received"))
+            assert f"\n  KICK {first} has not answered for a week" in ack and "KICK player" not in ack
             state = state_of(db)
             kicked = next(p for p in state.players if p.name == first)
             assert kicked.nation == "Africa" and table.kicked(state) == {kicked.id: "has not answered for a week"}
@@ -124,6 +127,7 @@ def test_the_moderator_kicks_a_player_whose_nation_then_plays_by_defaults_and_un
             assert "the moderator took you out of this game (has not answered for a week)" in refused
             assert "Played by its defaults: Africa" in refused  # STATUS still answered
             await t.reply("moderator", f"UNKICK Africa {first} is back", "You moderate")
+            assert f"\n  UNKICK Africa {first} is back" in text_of(latest(settings.maildir, "mod@example.org", "Orders received"))
             return first
 
     first = asyncio.run(scenario())

@@ -85,13 +85,16 @@ class ReplacePlayer:
     """The moderator hands a player's seat (his nation, all it holds) to someone new.
 
     ``email`` is for the service (the new address of record); the log keeps
-    only the name and the reason.
+    only the name and the reason. ``seat`` is how the moderator's order named
+    the seat (its nation, or its player before he chose one), so his
+    acknowledgement repeats it; it is not recorded, so older logs re-derive.
     """
 
     player_id: int
     name: str
     reason: str
     email: str = ""
+    seat: str = ""
 
 
 @dataclass(frozen=True)
@@ -108,11 +111,15 @@ class NoteAbsence:
 
 @dataclass(frozen=True)
 class Kick:
-    """The moderator takes a player out: his nation plays by its defaults (``lift``: it is his again)."""
+    """The moderator takes a player out: his nation plays by its defaults (``lift``: it is his again).
+
+    ``seat``: the nation (or player) as the acknowledgement names it; not recorded, like `ReplacePlayer.seat`.
+    """
 
     player_id: int
     reason: str
     lift: bool = False
+    seat: str = ""
 
 
 @dataclass(frozen=True)
