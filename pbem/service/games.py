@@ -45,6 +45,7 @@ from .choices import what_became
 from .letters import Letters
 from .moderation import deadline_on_resume, resend_prompts
 from .moderation import tell as tell_moderated
+from .moderation import welcome as welcome_moderator
 from .observers import tell_observers
 from .origins import Letter, Said
 from .pictures import board_picture
@@ -153,9 +154,10 @@ def create_game(
                 uow.players.set_nation(player.id, player.nation)
         letters = letters_for(uow, settings, game, now)
         letters.start(batch.state, batch.chain_head, player_secrets)
-        if game.moderator_email != settings.sender:
-            letters.moderator_start(batch.state, game.moderator_email, moderator_secret(bytes.fromhex(game.reply_secret), game_id))
         after_change(batch, letters, game, settings, before)
+        if game.moderator_email != settings.sender:  # after the deadline is set: his first letter names it
+            welcome_moderator(letters, batch.state, game.moderator_email,
+                              moderator_secret(bytes.fromhex(game.reply_secret), game_id))
         return batch.state
 
     return retrying(db, work)

@@ -188,31 +188,6 @@ class Letters:
         """The moderator's own reply address (player 0): replying to the server's mail gives moderator orders."""
         return reply_address(self.reply_key, state.game_id, MODERATOR, self.settings.domain, self.settings.local_part)
 
-    def moderator_start(self, state: GameState, recipient: str, secret: str) -> None:
-        """The moderator's first letter: what he may do by mail, his SECRET, and his reply address."""
-        self.notice(
-            recipient,
-            state.game_id,
-            f"You moderate game {state.game_id}",
-            [
-                "Players: " + ", ".join(p.name for p in state.players) + ".",
-                "Reply to this mail (or to any mail the game sends you) with orders, one a line: "
-                "PAUSE <reason>, RESUME [reason], EXTEND <hours> <reason>, DEADLINE (end the step now, "
-                "defaults for missing orders), ANNOUNCE <text>, FOR <nation>: <order>, "
-                "REPLACE <nation> WITH <name> <email> <reason>, KICK <nation> <reason> (the nation plays by its "
-                "defaults), UNKICK <nation>, APPROVE <observer> and DENY <observer> [reason], "
-                "ROLLBACK <version> <reason> (take the game back to a version HISTORY shows; nothing is deleted), "
-                "SEED (be told the secret seed: every player learns you asked); "
-                "STATUS, BOARD, HISTORY and EXPLAIN <version> answer questions. Every action is told to the players "
-                "with your reason.",
-                f"From another address, or in a fresh mail to the game address, add the line: SECRET {secret}",
-                "docs/moderators.md explains each one.",
-            ],
-            f"moderator-start:{state.game_id}",
-            reply_to=self.moderator_reply_to(state),
-            first=True,
-        )
-
     def press(self, state: GameState, event: Event, purpose: str, version: int) -> None:
         """Deliver a press message at once to each of its readers, signed unless it is grey.
 

@@ -16,6 +16,7 @@ thread's first letter (`Letters.notice`).
 
 from __future__ import annotations
 
+import textwrap
 from datetime import timedelta
 
 from pbem.rules import engine as rules
@@ -133,3 +134,76 @@ def resend_prompts(batch: Batch, letters: Letters, before: GameState) -> None:
         if _address(batch, batch.state.player(prompt.player_id)) is not None:
             letters.prompt(batch.state, prompt, batch.chain_head)
 
+
+
+#: The moderator's orders as his first letter lists them: the order, what it does, and an example line.
+#: ``{seat}`` and ``{name}`` are the game's first seat and its player, so the examples read as this game's.
+ORDERS_LISTED = (
+    ("PAUSE <reason>", "no deadline passes until RESUME", "PAUSE {name} is ill this week"),
+    ("RESUME [reason]", "the clock runs again; the deadline is the later of the running one and a fresh one",
+     "RESUME {name} is back"),
+    ("EXTEND <hours> <reason>", "move the deadline later", "EXTEND 24 the weekend"),
+    ("DEADLINE [reason]", "end the step now: defaults for missing orders", "DEADLINE we agreed to go on"),
+    ("ANNOUNCE <text>", "a message to every player", "ANNOUNCE Next turn starts on Saturday"),
+    ("FOR <nation>: <order>", "an order on a player's behalf", "FOR {seat}: HALT"),
+    ("REPLACE <nation> WITH <name> <email> <reason>", "a new player takes the seat",
+     "REPLACE {seat} WITH Eve eve@example.org {name} moved away"),
+    ("KICK <nation> <reason>", "the nation plays by its defaults", "KICK {seat} no answer for two weeks"),
+    ("UNKICK <nation> [reason]", "its player gives orders again", "UNKICK {seat} back from holiday"),
+    ("APPROVE <observer>", "let someone who asked watch the game", "APPROVE 4"),
+    ("DENY <observer> [reason]", "turn a request away, or end a watch", "DENY 4 a private game"),
+    ("ROLLBACK <version> <reason>", "take the game back to a version HISTORY shows; nothing is deleted",
+     "ROLLBACK 12 a wrong order was played"),
+    ("HISTORY [n]", "the last n events, with their versions", "HISTORY 20"),
+    ("EXPLAIN <version>", "why an event happened, with the rules", "EXPLAIN 12"),
+    ("SEED", "be told the secret seed; every player learns you asked", "SEED"),
+    ("STATUS, BOARD", "where the game stands", "STATUS"),
+)
+#: Columns a line of the first letter takes at most: it is read on phones.
+WELCOME_WIDTH = 72
+
+
+def _wrapped(text: str, indent: str = "", then: str | None = None) -> list[str]:
+    """``text`` in lines of at most `WELCOME_WIDTH` columns: the first after ``indent``, the others after ``then``."""
+    return textwrap.wrap(text, WELCOME_WIDTH, initial_indent=indent, subsequent_indent=indent if then is None else then,
+                         break_long_words=False) or [""]
+
+
+def welcome_lines(state: GameState, secret: str, deadline_shown: str | None) -> list[str]:
+    """The moderator's first letter, line by line: who sits where, what happens next, each order with an example.
+
+    It is all a moderator who has only his mail client gets to go by, so it
+    points to no file: every order he may give is here, with a line he can
+    copy. Short lines, since it is read on phones.
+    """
+    lines = ["PLAYERS AND SEATS"]
+    lines += [f"  {p.name}: {p.nation or 'nation to choose'}" for p in state.players]
+    if state.place_order:
+        lines += _wrapped("Place-card order (who chooses and places first): "
+                          + ", ".join(state.player(pid).name for pid in state.place_order) + ".")
+    asked = [state.player(p.player_id) for p in rules.pending(state).values()]
+    lines += ["", "WHAT HAPPENS NEXT"]
+    if asked:
+        due = f", due {deadline_shown}" if deadline_shown else ""
+        lines += _wrapped("Asked now: " + ", ".join(p.name for p in asked) + due + ". Each player is asked by mail "
+                          "in turn and answers by replying.")
+    lines += _wrapped("The clock passes deadlines and plays defaults: you need do nothing unless the table needs "
+                      "you. You hear when someone misses deadlines, is away, bounces, or asks to watch.")
+    lines += ["", "HOW TO GIVE ORDERS"]
+    lines += _wrapped("Reply to this mail, or to any mail of this game, one order a line. From another address, "
+                      "or in a new mail to the game, add the line:")
+    lines += [f"  SECRET {secret}", "", "YOUR ORDERS, each with an example"]
+    first = state.players[0] if state.players else None
+    names = {"seat": (first.nation or first.name) if first else "Egypt", "name": first.name if first else "Ann"}
+    for order, does, example in ORDERS_LISTED:
+        lines += _wrapped(f"{order}: {does}", then="  ")
+        lines += _wrapped(example.format(**names), "    ")
+    lines += ["", *_wrapped("Every action is told to the players with your reason.")]
+    return lines
+
+
+def welcome(letters: Letters, state: GameState, recipient: str, secret: str) -> None:
+    """The moderator's first letter (`welcome_lines`), the first of his thread of the game; his reply address on it."""
+    letters.notice(recipient, state.game_id, f"You moderate game {state.game_id}",
+                   welcome_lines(state, secret, letters.deadline_for(state, 0)[0]), f"moderator-start:{state.game_id}",
+                   reply_to=letters.moderator_reply_to(state), first=True)

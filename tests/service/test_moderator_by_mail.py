@@ -182,3 +182,44 @@ def test_replace_hands_the_seat_to_a_new_player_and_the_old_reply_address_stops_
     assert any("could not tell who sent them" in s for s in subjects(settings.maildir, "dora@example.com"))
     with UnitOfWork(db) as uow:
         assert uow.players.by_id(leaving.id).email == "dora@example.com"
+
+
+def test_the_moderators_first_letter_tells_the_seats_what_comes_next_and_every_order_with_an_example(world):
+    """A moderator with only a mail client reads everything he may do in his first letter, on a phone."""
+    db, settings = world
+
+    async def scenario():
+        office = PostOffice(db, settings, clock=lambda: T0, outbox_every=0.05, deadlines_every=3600)
+        await office.start()
+        try:
+            await asyncio.to_thread(create_game, db, settings, "g1", PLAYERS, seed="s1", moderator_email=MODERATOR, now=T0)
+            await office.idle()
+            welcome = latest(settings.maildir, MODERATOR, "You moderate")
+            # an example line copied from the letter is an order the server takes
+            send(office.port, reply_to_prompt(welcome, MODERATOR, "EXTEND 24 the weekend"), MODERATOR,
+                 [str(welcome["Reply-To"])])
+            await office.idle()
+        finally:
+            await office.stop()
+
+    asyncio.run(scenario())
+    welcome = latest(settings.maildir, MODERATOR, "You moderate")
+    assert str(welcome["Subject"]) == "[g1] You moderate game g1"
+    text = text_of(welcome)
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= 72, [line for line in lines if len(line) > 72]
+    state = state_of(db)
+    for p in PLAYERS:
+        assert f"  {p.name}: nation to choose" in lines
+    order = ", ".join(state.player(pid).name for pid in state.place_order)
+    assert order and order in " ".join(text.split())
+    (asked,) = [state.player(p.player_id).name for p in pending(state).values()]
+    assert f"Asked now: {asked}, due 2026-11-27 08:00 UTC." in " ".join(text.split())
+    assert "docs/" not in text
+    for example in ("PAUSE Ann is ill this week", "RESUME Ann is back", "EXTEND 24 the weekend", "DEADLINE we agreed to go on",
+                    "ANNOUNCE Next turn starts on Saturday", "FOR Ann: HALT", "REPLACE Ann WITH Eve eve@example.org Ann moved away",
+                    "KICK Ann no answer for two weeks", "UNKICK Ann back from holiday", "APPROVE 4", "DENY 4 a private game",
+                    "ROLLBACK 12 a wrong order was played", "HISTORY 20", "EXPLAIN 12", "SEED"):
+        assert f"    {example}" in lines, example
+    assert any(line.startswith("  SECRET ") for line in lines)
+    assert state.deadline == "2026-11-28 08:00 UTC"
