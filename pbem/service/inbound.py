@@ -52,6 +52,7 @@ from .observers import handle_observer_mail, observer_verb
 from .origins import Letter
 from .press_replies import PressReply, relay_text
 from .projector import load_state
+from .seats import answer_former_player
 from .senders import Senders
 from .settings import Settings
 
@@ -267,6 +268,8 @@ def _handle(uow: UnitOfWork, settings: Settings, row, reading: Reading, now: dat
         player = next((p for p in candidates if uow.players.verify_secret(p.id, reading.secret)), None)
     if player is None and token_player is None and reading.observer:
         return Outcome("done", handle_observer_mail(uow, settings, mail, game_id, now, key, reading.observer), game_id)
+    if player is None and not by_sender and answer_former_player(uow, letters, game_id, mail.from_addr, mail.message_id, key):
+        return Outcome("rejected", f"{mail.from_addr} no longer plays in this game: told so, nothing applied", game_id)
     if player is None:
         recipients = {p.email for p in by_sender}
         reason = "the reply address did not verify" if forged_token else "it was not a reply to a prompt and had no SECRET line"

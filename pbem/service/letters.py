@@ -243,8 +243,12 @@ class Letters:
             "due": _short_deadline(state.deadline),
         }
 
-    def start(self, state: GameState, chain_head: str, secrets: dict[int, str]) -> None:
-        """The first letter of the game to each player in ``secrets`` (all, or a replacement alone)."""
+    def start(self, state: GameState, chain_head: str, secrets: dict[int, str], seat: dict | None = None) -> None:
+        """The first letter of the game to each player in ``secrets`` (all, or a replacement alone).
+
+        ``seat``: for a replacement joining a game under way (pbem.service.seats), whose seat he took and why,
+        what is asked of him and his nation's position, which the letter tells first.
+        """
         for player in (p for p in state.players if p.id in secrets):
             self._post(
                 "start",
@@ -260,6 +264,7 @@ class Letters:
                     "reply_address": self.reply_to(state, player),
                     "secret": secrets[player.id],
                     "rules_help": list(HELP_LINES),
+                    "seat": seat,
                 },
                 "start",
                 reply_to=self.reply_to(state, player),
@@ -476,13 +481,18 @@ class Letters:
         self.sent.append(("reminder", recipient))
         return True
 
+    def notice_id(self, purpose: str, recipient: str) -> str:
+        """The Message-ID of the notice for ``purpose`` to ``recipient``: whether it was sent can be looked up."""
+        return make_message_id(f"notice:{purpose}:{recipient}", self.settings.domain)
+
     def notice(
         self, recipient: str, game: str | None, title: str, lines: Sequence[str], purpose: str, *, reply_to: str | None = None,
-        first: bool = False,
+        first: bool = False, in_reply_to: str | None = None,
     ) -> None:
-        """A short letter; ``first``: it opens the recipient's thread of the game when none was opened yet."""
+        """A short letter; ``first``: it opens the recipient's thread of the game when none was opened yet;
+        ``in_reply_to``: the message it answers, so it shows as the answer to it."""
         rendered = self.renderer.render("notice", {"game": game, "title": title, "lines": list(lines)})
-        message_id = make_message_id(f"notice:{purpose}:{recipient}", self.settings.domain)
+        message_id = self.notice_id(purpose, recipient)
         if first and game and self.uow.outbox.by_message_id(self.thread_root(game, recipient)) is None:
             message_id = self.thread_root(game, recipient)
         raw = build_message(
@@ -491,6 +501,7 @@ class Letters:
             rendered=rendered,
             message_id=message_id,
             reply_to=reply_to,
+            in_reply_to=in_reply_to,
             references=[self.thread_root(game, recipient)] if game and message_id != self.thread_root(game, recipient) else [],
             date=self.now,
         )

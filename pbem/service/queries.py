@@ -235,3 +235,8 @@ def answer(uow: UnitOfWork, state: GameState, player: Player | None, verb: str, 
     if verb == "EXPLAIN":
         return _explain(uow, state, player, rest)
     return _history(uow, state, player, rest)
+
+
+def position(state: GameState, player: Player) -> list[str]:
+    """A seat's position as STATUS, HAND and BOARD answer its player, line by line: what a newcomer to it reads first."""
+    return [line for text in (_status(state, player), _hand(state, player), _board(state, player)) for line in text.split("\n")]

@@ -160,21 +160,52 @@ def test_replace_hands_the_seat_to_a_new_player_and_the_old_reply_address_stops_
             send(office.port, forged, "dora@example.com", [str(old_prompt["Reply-To"])])
             await office.idle()
             assert state_of(db).player(prompt.player_id).nation is None
-            # the new player answers from her own start letter
-            start = latest(settings.maildir, "dora@example.com", "new game")
-            send(office.port, reply_to_prompt(start, "dora@example.com", "NATION Crete\nPLACE Knossos"),
-                 "dora@example.com", [str(start["Reply-To"])])
+            # the player who left replies to his old prompt from habit: he is told he no longer plays, nothing applied
+            before = state_of(db).version
+            habit = reply_to_prompt(old_prompt, old, "NATION Crete\nPLACE Knossos\nPRESS TO ALL I am still here END")
+            send(office.port, habit, old, [str(old_prompt["Reply-To"])])
             await office.idle()
-            return leaving, old, old_prompt, start
+            assert state_of(db).version == before
+            # the new player's letter says whose seat, why, where it stands and what to answer; she replies to the prompt
+            start = latest(settings.maildir, "dora@example.com", "You take over")
+            prompt_letter = latest(settings.maildir, "dora@example.com", "your orders")
+            send(office.port, reply_to_prompt(prompt_letter, "dora@example.com", "NATION Crete\nPLACE Knossos"),
+                 "dora@example.com", [str(prompt_letter["Reply-To"])])
+            await office.idle()
+            return leaving, old, old_prompt, start, prompt_letter, habit
         finally:
             await office.stop()
 
-    leaving, old, old_prompt, start = asyncio.run(scenario())
+    leaving, old, old_prompt, start, prompt_letter, habit = asyncio.run(scenario())
     state = state_of(db)
     dora = state.player(leaving.id)
     assert dora.name == "Dora" and dora.nation == "Crete"
     assert str(start["Reply-To"]) != str(old_prompt["Reply-To"])
-    assert "SECRET " in text_of(start)
+    assert str(start["Subject"]) == f"[g1] You take over {leaving.name}'s seat"
+    welcome = " ".join(text_of(start).split())
+    assert f"Dora: you take over {leaving.name}'s seat in the game of Advanced Civilization \"g1\", from {leaving.name}." in welcome
+    assert f"The moderator's reason: {leaving.name} has moved abroad" in welcome
+    assert "YOUR POSITION" in welcome and "STATUS: Setup, " in welcome and "Still asked: Dora: " in welcome
+    assert "HAND: you hold nothing yet" in welcome and "BOARD:" in welcome
+    due = str(prompt_letter["Subject"]).rsplit("your orders, ", 1)[1]
+    assert "Your orders are asked now: " in welcome and f"Due: 2026-11-27 08:00 UTC." in welcome
+    assert f'The next letter, "your orders, {due}", holds the order block: reply to that letter' in welcome
+    assert "SECRET " in welcome
+    # the prompt is the letter itself, with its order block, and comes after the start letter
+    assert "NATION" in text_of(prompt_letter)
+    mine = subjects(settings.maildir, "dora@example.com")
+    assert mine.index(str(start["Subject"])) < mine.index(str(prompt_letter["Subject"]))
+    # the player who left was answered, in reply to his message, and his mail is kept
+    (gone,) = [m for m in letters(settings.maildir, old) if "no longer play" in str(m["Subject"])]
+    assert str(gone["Subject"]) == "[g1] You no longer play in g1"
+    assert str(gone["In-Reply-To"]) == str(habit["Message-ID"])
+    said = " ".join(text_of(gone).split())
+    assert "You no longer play your seat in game g1: since 2026-11-25, Dora plays it" in said
+    assert "Nothing in your message was applied" in said
+    assert not any("I am still here" in text_of(m) for p in PLAYERS for m in letters(settings.maildir, p.email))
+    with UnitOfWork(db) as uow:
+        kept = uow.inbox.by_message_id(str(habit["Message-ID"]).strip("<>"))
+        assert kept is not None and b"I am still here" in bytes(kept.raw)
     for p in PLAYERS:
         if p.email != old:
             assert any(f"from {leaving.name} to Dora: {leaving.name} has moved abroad" in t

@@ -171,8 +171,11 @@ def test_three_turns_by_mail_with_absence_reminder_missed_deadline_replacement_p
             ack = text_of(latest(settings.maildir, MODERATOR, "Orders received"))
             assert f"\n  REPLACE Crete WITH Dan {DAN} {crete} has left the group" in ack  # the nation, not a number
             g.email["Dan"] = DAN
-            start = latest(settings.maildir, DAN, "new game")
-            assert "SECRET " in text_of(start)
+            start = latest(settings.maildir, DAN, "You take over Crete")
+            taken = " ".join(text_of(start).split())
+            assert "SECRET " in taken and f"you take over Crete in the game of Advanced Civilization \"g1\", from {crete}." in taken
+            assert f"The moderator's reason: {crete} has left the group" in taken
+            assert "HAND of Crete: trade cards" in taken and "BOARD:" in taken and "STATUS: Turn " in taken
             await g.play_until(lambda: g.state().turn >= 2 and "Dan" in g.asked())
             await g.answer("Dan")
             assert "Orders received" in str(latest(settings.maildir, DAN, "Orders")["Subject"])
@@ -180,6 +183,9 @@ def test_three_turns_by_mail_with_absence_reminder_missed_deadline_replacement_p
             before = g.state().version
             await g.send(crete, old_prompt, "HALT")
             assert g.state().version == before
+            gone = latest(settings.maildir, g.email[crete], "You no longer play")
+            assert "You no longer play Crete in game g1" in " ".join(text_of(gone).split())
+            assert "Nothing in your message was applied" in text_of(gone)
 
             # -- on to the end of turn 3, everyone answering his prompts
             await g.play_until(lambda: g.state().turn >= 4 or g.state().finished)
