@@ -435,7 +435,6 @@ def take_orders(
     for i, (event, version) in enumerate(sent_press(batch.events, before.version)):
         letters.press(batch.state, event, f"press:{batch.state.game_id}:{batch.state.version}:{i}", version)
     tell_moderated(batch, letters, before)
-    _tell_moderated_orders(batch, letters, before, on_behalf)
     watchers = [e for e in batch.events if e.type in ("ObserverJoined", "ObserverLeft")]
     tell_observers(batch, letters, watchers, game_address(game_id, settings.domain, settings.local_part))
     rolled = rolled_back(batch)
@@ -444,6 +443,7 @@ def take_orders(
     elif batch.events:
         play_kept(batch, letters, before)
         set_deadline(batch, game, settings, before)
+    _tell_moderated_orders(batch, letters, before, on_behalf)  # after the deadline is set: the letter names the next one
     reveal_at_end(batch)
     receipt.on_file = _on_file(batch.state, batch.state.player(player.id) if player else None)
     if receipt.headline:  # held orders: the step is open, whatever the engine asks at this moment
@@ -490,9 +490,11 @@ def _tell_moderated_orders(batch: Batch, letters: Letters, before: GameState, on
     why = f": {ended.data['reason']}" if ended.data.get("reason") else ""
     for prompt in rules.pending(before).values():
         player = batch.state.player(prompt.player_id)
+        shown = letters.deadline_for(batch.state, player.id)[0]
         letters.notice(batch.uow.players.by_id(player.id).email, batch.state.game_id, "The moderator ended this step", [
             f"The moderator ended this step now{why}. What was asked of you ({prompt.question}) was played by "
             f"its default: {prompt.default}.",
+            f"The next deadline: {shown}; whoever is asked gets a prompt with it." if shown else "No deadline runs now.",
         ], f"deadline:{batch.state.game_id}:{batch.state.version}:{player.id}", reply_to=letters.reply_to(batch.state, player))
 
 

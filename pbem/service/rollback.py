@@ -134,7 +134,9 @@ def after_rollback(batch: Batch, letters: Letters, game, settings: Settings, bef
             continue
         viewer = f"player:{player.nation.lower()}" if player.nation else "observer"
         changes = diff(view(before, viewer), view(batch.state, viewer))
-        lines = [told, where, "What changed for you:" if changes else "Nothing you can see changed.", *changes]
+        shown = letters.deadline_for(batch.state, player.id)[0]
+        due = f"The deadline now: {shown}; whoever is asked gets his prompt again with it." if shown else "No deadline runs now."
+        lines = [told, where, due, "What changed for you:" if changes else "Nothing you can see changed.", *changes]
         letters.notice(
             row.email, batch.state.game_id, "The game was rolled back", lines,
             f"rollback:{batch.state.game_id}:{batch.state.version}:{player.id}", reply_to=letters.reply_to(batch.state, player),

@@ -82,9 +82,13 @@ def test_rollback_by_mail_undoes_a_setup_choice_tells_each_player_and_keeps_both
         assert len(rolled) == 1, p
         assert f"rolled the game back to version {resting}: {chooser.name} meant Thrace, not Crete" in rolled[0]
         assert "Knossos: Crete tokens 1 to 0 (-1)" in rolled[0]
-    # the chooser is asked again, with a fresh prompt
+        # the letter names the deadline in force (HISTORY and SEED after it move nothing)
+        assert f"The deadline now: {now.deadline}; whoever is asked gets his prompt again with it." in rolled[0]
+    # the chooser is asked again, with a fresh prompt due at that deadline
     chooser_mail = next(p.email for p in PLAYERS if p.name == chooser.name)
-    assert "your orders" in str(latest(settings.maildir, chooser_mail, "your orders")["Subject"])
+    again = latest(settings.maildir, chooser_mail, "your orders")
+    due = datetime.strptime(now.deadline, "%Y-%m-%d %H:%M UTC").strftime("%a %d %b %H:%M UTC")
+    assert str(again["Subject"]).endswith(f"your orders, due {due}") and now.deadline in text_of(again)
     with UnitOfWork(db) as uow:
         recorded = uow.events.read("g1")
     marked = [r.version for r in recorded if r.superseded_by]

@@ -207,6 +207,11 @@ def test_the_moderator_orders_for_a_player_and_ends_a_step_and_the_player_hears_
     assert "The moderator gave this order for you: NATION Thrace" in given
     (ended,) = told(settings, EMAIL[first], "[g1] The moderator ended this step")
     assert "The moderator ended this step now: the group agreed to start tonight." in ended and "by its default" in ended
+    # the letter names the next deadline, the one in force, and the player asked next has his prompt with it
+    assert f"The next deadline: {state.deadline}; whoever is asked gets a prompt with it." in ended
+    due = datetime.strptime(state.deadline, "%Y-%m-%d %H:%M UTC").strftime("%a %d %b %H:%M UTC")
+    prompt = latest(settings.maildir, EMAIL[second], "your orders")
+    assert str(prompt["Subject"]).endswith(f"your orders, due {due}") and state.deadline in text_of(prompt)
     assert not any("ended this step" in text_of(m) for m in letters(settings.maildir, EMAIL[second]))
 
 
@@ -227,7 +232,7 @@ def test_review_fixes_replace_observer_report_replies_timezones_and_kicked_order
             assert f"{EMAIL[second]} already plays" in refused
             await t.reply("moderator", f"REPLACE {first} WITH Dora Smith dora@example.com {first} has left", "You moderate")
             dora = subjects(settings.maildir, "dora@example.com")
-            assert "[g1] A new game of Advanced Civilization" in dora and any("your orders" in s for s in dora)
+            assert f"[g1] You take over {first}'s seat" in dora and any("your orders" in s for s in dora)
             EMAIL["Dora Smith"] = "dora@example.com"
             await t.reply("Dora Smith", "NATION Crete\nPLACE Knossos\nTIMEZONE europe/berlin", "your orders")
             ack = text_of(latest(settings.maildir, "dora@example.com", "Orders received"))
