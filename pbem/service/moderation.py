@@ -152,10 +152,13 @@ ORDERS_LISTED = (
     ("UNKICK <nation> [reason]", "its player gives orders again", "UNKICK {seat} back from holiday"),
     ("APPROVE <observer>", "let someone who asked watch the game", "APPROVE 4"),
     ("DENY <observer> [reason]", "turn a request away, or end a watch", "DENY 4 a private game"),
-    ("ROLLBACK <version> <reason>", "take the game back to a version HISTORY shows; nothing is deleted",
-     "ROLLBACK 12 a wrong order was played"),
-    ("HISTORY [n]", "the last n events, with their versions", "HISTORY 20"),
+    ("ROLLBACK BEFORE <version> <reason>", "shows what going back to just before that version would change "
+     "(ROLLBACK <version> or ROLLBACK TO turn <n> [phase] too); nothing is deleted",
+     "ROLLBACK BEFORE 12 a wrong order was played"),
+    ("CONFIRM", "apply the rollback your latest preview showed", "CONFIRM"),
+    ("HISTORY [n] or HISTORY turn <n> [phase] [nation]", "the events, with their versions", "HISTORY turn 3 movement"),
     ("EXPLAIN <version>", "why an event happened, with the rules", "EXPLAIN 12"),
+    ("VERIFY <head>", "whether the log still holds a chain head a letter showed", "VERIFY 3f9a1c2b4d5e6f70"),
     ("SEED", "be told the secret seed; every player learns you asked", "SEED"),
     ("STATUS, BOARD", "where the game stands", "STATUS"),
 )

@@ -250,7 +250,8 @@ def test_the_moderators_first_letter_tells_the_seats_what_comes_next_and_every_o
     for example in ("PAUSE Ann is ill this week", "RESUME Ann is back", "EXTEND 24 the weekend", "DEADLINE we agreed to go on",
                     "ANNOUNCE Next turn starts on Saturday", "FOR Ann: HALT", "REPLACE Ann WITH Eve eve@example.org Ann moved away",
                     "KICK Ann no answer for two weeks", "UNKICK Ann back from holiday", "APPROVE 4", "DENY 4 a private game",
-                    "ROLLBACK 12 a wrong order was played", "HISTORY 20", "EXPLAIN 12", "SEED"):
+                    "ROLLBACK BEFORE 12 a wrong order was played", "CONFIRM", "HISTORY turn 3 movement", "EXPLAIN 12",
+                    "VERIFY 3f9a1c2b4d5e6f70", "SEED"):
         assert f"    {example}" in lines, example
     assert any(line.startswith("  SECRET ") for line in lines)
     assert state.deadline == "2026-11-28 08:00 UTC"
