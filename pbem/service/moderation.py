@@ -23,6 +23,7 @@ from pbem.rules import engine as rules
 from pbem.rules.core.commands import SetDeadline
 from pbem.rules.core.events import Event
 from pbem.rules.core.state import GameState, Player
+from pbem.rules.table import paused_by_moderator
 
 from .batch import DEADLINE_FORMAT, Batch, deadline_hours
 from .letters import Letters
@@ -96,6 +97,7 @@ def tell(batch: Batch, letters: Letters, before: GameState, moderator: str | Non
     fit (it was the clock, not the moderator).
     """
     state = batch.state
+    paused = paused_by_moderator(state) is not None
     for i, event in enumerate(e for e in batch.events if e.type in TOLD):
         text = said or rules.describe_event(before, event, "observer") or ""
         moves = moved_deadline([event])
@@ -105,6 +107,8 @@ def tell(batch: Batch, letters: Letters, before: GameState, moderator: str | Non
                 continue
             shown, due = letters.deadline_for(state, player.id)
             lines = [text, f"The deadline now: {shown}." if moves and shown else ""]
+            if moves and paused:  # an EXTEND during a pause: the date holds once the game resumes, unless later
+                lines.append("The game is still paused: no deadline passes until it resumes.")
             if moves and rules.pending(state):
                 lines.append("Whoever is still asked gets his prompt again with this deadline: reply to that letter.")
             letters.notice(address, state.game_id, subject(state, before, event, due if moves else ""),
@@ -133,7 +137,6 @@ def resend_prompts(batch: Batch, letters: Letters, before: GameState) -> None:
             continue
         if _address(batch, batch.state.player(prompt.player_id)) is not None:
             letters.prompt(batch.state, prompt, batch.chain_head)
-
 
 
 #: The moderator's orders as his first letter lists them: the order, what it does, and an example line.

@@ -105,6 +105,7 @@ def test_the_moderator_runs_the_clock_by_mail_and_every_player_is_told_why(world
         ]
         assert "extended the deadline by 100 hours, to 2026-12-01 12:00 UTC: Ben needs the time." in extended[0]
         assert "The deadline now: 2026-12-01 12:00 UTC." in extended[0]
+        assert "The game is still paused" in extended[0] and "still paused" not in extended[1]
         assert "The deadline now: 2026-12-02 12:00 UTC." in extended[1]
         resumed = told(settings, p.email, "] Game resumed")
         assert [s for s in subjects_ if "Game resumed" in s] == [
