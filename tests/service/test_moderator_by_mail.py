@@ -115,6 +115,11 @@ def test_the_moderator_runs_the_clock_by_mail_and_every_player_is_told_why(world
         assert "The moderator resumed the game: Ben is back." in resumed[0]
         assert f"The deadline now: {due['RESUME Ben is back']}." in resumed[0]
         assert f"The deadline now: {due['RESUME all well']}." in resumed[1]
+        # one conversation with the game: the [g1] prefix, and References naming the player's first letter of it
+        root = str(latest(settings.maildir, p.email, "new game")["Message-ID"])
+        for letter in letters(settings.maildir, p.email):
+            assert str(letter["Subject"]).startswith("[g1] ")
+            assert letter["Message-ID"] == root or root in str(letter["References"]), letter["Subject"]
         (announced,) = told(settings, p.email, "] Announcement: Next turn we meet on Saturday")
         assert "The moderator announces: Next turn we meet on Saturday" in announced
     # the player asked got his prompt again after each moved deadline, with the deadline in force in it
