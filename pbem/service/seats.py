@@ -76,6 +76,8 @@ def answer_former_player(uow: UnitOfWork, letters: Letters, game_id: str, addres
     (`_farewell`): a stranger giving his address as sender is answered at that
     address only, which the game wrote to before.
     """
+    if not uow.outbox.latest_to(game_id, address, 1):  # the game never wrote to it: a stranger, no log read for him
+        return False
     held: dict[int, int] = {}
     for recorded in uow.events.read(game_id):
         if recorded.type != "PlayerReplaced" or recorded.superseded_by is not None:
