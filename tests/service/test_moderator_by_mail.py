@@ -172,6 +172,10 @@ def test_replace_hands_the_seat_to_a_new_player_and_the_old_reply_address_stops_
             send(office.port, habit, old, [str(old_prompt["Reply-To"])])
             await office.idle()
             assert state_of(db).version == before
+            # a stranger at the same old reply address is not answered: only the address the game told it left the seat
+            send(office.port, reply_to_prompt(old_prompt, "eve@attacker.example", "HALT"), "eve@attacker.example",
+                 [str(old_prompt["Reply-To"])])
+            await office.idle()
             # the new player's letter says whose seat, why, where it stands and what to answer; she replies to the prompt
             start = latest(settings.maildir, "dora@example.com", "You take over")
             prompt_letter = latest(settings.maildir, "dora@example.com", "your orders")
@@ -208,6 +212,7 @@ def test_replace_hands_the_seat_to_a_new_player_and_the_old_reply_address_stops_
     said = " ".join(text_of(gone).split())
     assert "You no longer play your seat in game g1: since 2026-11-25, Dora plays it" in said
     assert "Nothing in your message was applied" in said
+    assert letters(settings.maildir, "eve@attacker.example") == []
     assert not any("I am still here" in text_of(m) for p in PLAYERS for m in letters(settings.maildir, p.email))
     with UnitOfWork(db) as uow:
         kept = uow.inbox.by_message_id(str(habit["Message-ID"]).strip("<>"))
