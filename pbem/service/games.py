@@ -53,8 +53,8 @@ from .press_replies import PressReply, as_press, sent_press
 from .projector import load_state
 from .queries import answer as queries_answer
 from .rollback import PREVIEW_HEADLINE, PREVIEW_SUBJECT, after_rollback, preview, previewed, rolled_back
-from .seats import hand_over
 from .screening import absences_ahead, newcomers_allowed, press_allowed
+from .seats import hand_over
 from .settings import Settings
 from .steps import after_change, announce, play_kept, reveal_at_end, set_deadline
 

@@ -6,7 +6,7 @@ letter of his own: whose seat he took and why, his nation's position as
 STATUS, HAND and BOARD show it, and which letter to answer; the prompt
 itself follows when his nation is asked. The player who left may still
 write to the game from habit; he is answered that he no longer plays and
-that nothing he sent was applied (`former_player`), instead of silence.
+that nothing he sent was applied (`answer_former_player`), instead of silence.
 """
 
 from __future__ import annotations
@@ -99,7 +99,6 @@ def answer_former_player(uow: UnitOfWork, letters: Letters, game_id: str, addres
     return False
 
 
-
 def _asked(state: GameState, letters: Letters, player_id: int) -> list[str]:
     """What the newcomer must do now, and how: the prompt that follows this letter and that he answers by replying."""
     mine = [p for p in rules.pending(state).values() if p.player_id == player_id]
@@ -107,5 +106,8 @@ def _asked(state: GameState, letters: Letters, player_id: int) -> list[str]:
         return ["Nothing is asked of you at this moment.",
                 "When your turn comes, a letter \"your orders\" asks you: reply to it with your orders."]
     shown, due = letters.deadline_for(state, player_id)
+    if not shown:  # no deadline runs (the game is paused before one was set): the prompt's subject names none
+        return [f"Your orders are asked now: {mine[0].question}",
+                "The next letter, \"your orders\", holds the order block: reply to that letter with your orders."]
     return [f"Your orders are asked now: {mine[0].question}", f"Due: {shown}.",
             f"The next letter, \"your orders, due {due}\", holds the order block: reply to that letter with your orders."]
