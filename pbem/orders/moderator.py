@@ -215,7 +215,8 @@ def _seed(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Reveal
 VERBS: dict[str, tuple[Parser, str]] = {
     "DEADLINE": (_deadline, "DEADLINE [reason]  (moderator: apply defaults for missing orders now)"),
     "PAUSE": (_pause, "PAUSE <reason>  (moderator: no deadline passes until RESUME)"),
-    "RESUME": (_resume, "RESUME [reason]  (moderator: a fresh deadline starts)"),
+    "RESUME": (_resume, "RESUME [reason]  (moderator: the clock runs again; the deadline is the later of the running one "
+                        "and a fresh one)"),
     "EXTEND": (_extend, "EXTEND <hours> <reason>  (moderator: move the deadline)"),
     "ANNOUNCE": (_announce, "ANNOUNCE <text>  (moderator: told to every player)"),
     "REPLACE": (_replace, "REPLACE <nation> WITH <name> <email> <reason>  (moderator: hand a seat to someone new)"),
