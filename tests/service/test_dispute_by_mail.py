@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 from click.testing import CliRunner
 
@@ -35,6 +35,7 @@ PLAYERS = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.ne
 MODERATOR = "mod@example.org"
 T0 = datetime(2026, 11, 25, 8, 0, tzinfo=timezone.utc)
 _HEAD = re.compile(r"chain head ([0-9a-f]{16})")
+_WHEN = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC")
 
 
 def state_of(db):
@@ -68,9 +69,18 @@ def first_move(prompt_text: str) -> str:
 def test_a_disputed_move_is_found_explained_previewed_undone_and_proved_by_mail(world):
     db, settings = world
     replies: dict[str, list] = {}
+    clock = [T0]
+    deadlines: list = []
+
+    def told_deadline(address: str):
+        for m in reversed(letters(settings.maildir, address)):
+            found = _WHEN.findall(body(m))
+            if found:
+                return str(m["Subject"]), found
+        return None
 
     async def scenario():
-        office = PostOffice(db, settings, clock=lambda: T0, outbox_every=0.05, deadlines_every=3600)
+        office = PostOffice(db, settings, clock=lambda: clock[0], outbox_every=0.05, deadlines_every=3600)
         await office.start()
 
         async def moderator(text: str) -> str:
@@ -121,7 +131,10 @@ def test_a_disputed_move_is_found_explained_previewed_undone_and_proved_by_mail(
             assert "ROLLBACK previewed, nothing is applied yet" in preview
             assert state_of(db).version == moved_at
             assert "What would change:" in preview and f"Asked then: {mover} ({nation})" in preview
+            had = len(letters(settings.maildir, email_of(mover)))
             confirmed = await moderator("CONFIRM")
+            fresh = [str(m["Subject"]) for m in letters(settings.maildir, email_of(mover))[had:]]
+            assert any("your orders" in subject for subject in fresh), fresh  # the mover is asked again
             assert "ROLLBACK TO " in confirmed and "NOT ACCEPTED" not in confirmed
             assert view(state_of(db), "moderator")["areas"] == before_move["areas"]
             assert asked(db) == mover
@@ -132,18 +145,37 @@ def test_a_disputed_move_is_found_explained_previewed_undone_and_proved_by_mail(
             head = kept[-1][-1]  # the head his newest letter that shows one ends with
             told = await player(other, "", f"VERIFY {head}")
             forged = await player(other, "", "VERIFY 0123456789abcdef")
+
+            # the clock and a seat: after each order, what every player was last told of the deadline holds
+            for text, hours in (("PAUSE the mover is travelling", 30), ("EXTEND 72 travel", 0),
+                                ("RESUME he is back", 0), (f"REPLACE {nation} WITH Eve eve@example.org {mover} left", 0)):
+                clock[0] += timedelta(hours=hours)
+                await moderator(text)
+                readers = [p.email for p in PLAYERS] + (["eve@example.org"] if text.startswith("REPLACE") else [])
+                deadlines.append((text, state_of(db).deadline, {a: told_deadline(a) for a in readers}))
+            # the newcomer has the position and the open prompt; the player replaced who writes is answered
+            eve = [str(m["Subject"]) for m in letters(settings.maildir, "eve@example.org")]
+            assert any(f"You take over {nation}" in s for s in eve) and any("your orders" in s for s in eve), eve
+            prompt = latest(settings.maildir, email_of(mover), "your orders")
+            send(office.port, reply_to_prompt(prompt, email_of(mover), "HALT"), email_of(mover), [str(prompt["Reply-To"])])
+            await office.idle()
+            gone = letters(settings.maildir, email_of(mover))[-1]
+            assert "You no longer play in g1" in str(gone["Subject"]) + body(gone), str(gone["Subject"])
+            assert asked(db) == "Eve"  # nothing of his was applied: Eve is still asked
             return mover, nation, head, told, forged
         finally:
             await office.stop()
 
     mover, nation, head, told, forged = asyncio.run(scenario())
+    for order, in_force, last_told in deadlines:
+        assert in_force, order
+        for address, (subject, said) in last_told.items():  # every date his newest letter naming one gives
+            assert set(said) == {in_force}, (order, address, subject, said)
     assert "The hash chain is whole" in told and f"Your head is version " in told
     assert "NOT FOUND" in forged
     for p in PLAYERS:  # everyone is told the game was rolled back, with the reason
         rolled = [body(m) for m in letters(settings.maildir, p.email) if "rolled back" in str(m["Subject"])]
         assert len(rolled) == 1 and f"{mover} says he meant to hold" in rolled[0], p.name
-    again = letters(settings.maildir, email_of(mover))[-1]
-    assert "your orders" in str(again["Subject"])  # the mover is asked again, with a fresh prompt
 
     # the auditor, with the head the player kept
     result = CliRunner().invoke(cli, ["verify", "g1", "--head", head], env={"PBEM_DATABASE_URL": settings.db_url})
