@@ -329,35 +329,38 @@ def _with_strip(image: Image.Image, ink: Ink, seen: dict[str, Any], ruleset: Rul
                 nations: list[str]) -> Image.Image:
     """A cropped picture with a strip under it: the caption and the colour of each nation in the picture.
 
-    Why under and not on it: a crop is all areas in play, and a legend laid over it would hide some.
+    Why under and not on it: a crop is all areas in play, and a legend laid over it would hide some. Its
+    letters are as large as the map's names (a fiftieth of the width), to read on a phone as they do.
     """
-    small = font(LEGEND_FONT)
+    size = max(LEGEND_FONT, round(image.width / 50))
+    small, line_h, dot = font(size), round(size * 1.3), size * 0.4
     players = dict(_players(seen))
     items = [(n, f"{n} ({players[n]})" if n in players else n) for n in nations]
     rows: list[list[tuple[str, str]]] = [[]]
     x = 6.0
     for nation, text in items:
-        step = 22 + small.getlength(text) + 14
+        step = 3 * dot + small.getlength(text) + size
         if x + step > image.width and rows[-1]:
             rows.append([])
             x = 6.0
         rows[-1].append((nation, text))
         x += step
-    height = (1 + len(rows)) * LEGEND_LINE + 10
+    height = (1 + len(rows)) * line_h + 10
     out = Image.new("P", (image.width, image.height + height), ink("#ffffff"))
     out.putpalette(ink.palette)
     out.paste(image, (0, 0))
     ink.image = out  # colours added from here on go into the new picture's palette
     draw = ImageDraw.Draw(out)
     draw.line([(0, image.height), (image.width, image.height)], fill=ink(LEGEND_EDGE), width=1)
-    y = image.height + 5 + LEGEND_LINE / 2
+    y = image.height + 5 + line_h / 2
     draw.text((6, y), _caption(seen), fill=ink(DARK), font=small, anchor="lm")
     for line in rows:
-        y += LEGEND_LINE
+        y += line_h
         x = 6.0
         for nation, text in line:
-            draw.ellipse([x + 1, y - 5, x + 11, y + 5], fill=ink(nation_colour(ruleset, nation)), outline=ink(DARK))
-            draw.text((x + 16, y), text, fill=ink(DARK), font=small, anchor="lm")
-            x += 22 + small.getlength(text) + 14
+            draw.ellipse([x, y - dot, x + 2 * dot, y + dot], fill=ink(nation_colour(ruleset, nation)),
+                         outline=ink(DARK), width=2)
+            draw.text((x + 3 * dot, y), text, fill=ink(DARK), font=small, anchor="lm")
+            x += 3 * dot + small.getlength(text) + size
     out.putpalette(ink.palette)
     return out
