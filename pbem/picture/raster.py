@@ -19,6 +19,8 @@ What is drawn comes from ``pbem.rules.view.view`` for the viewer, as in the SVG 
 from __future__ import annotations
 
 import io
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
@@ -41,6 +43,8 @@ DEFAULT_WIDTH = 1100
 #: Colours the map may use; the rest of the 64 are left for the pieces, the legend and the highlight.
 MAP_COLOURS = 44
 PALETTE_SIZE = 64
+#: How many rasterised maps a process keeps (about 1 MB each at letter width).
+MAP_CACHE = 24
 #: The smallest part of the board a cropped picture shows (map units: the whole board is about 970 wide),
 #: so that a single small area is shown with its neighbours rather than blown up.
 MIN_CROP = (190.0, 140.0)
@@ -59,6 +63,11 @@ FLOOD_INK = "#3f7fc0"
 #: Colours every picture may draw with, besides the nations' own.
 FIXED = (DARK, "#000000", "#ffffff", HIGHLIGHT, LEGEND_EDGE, VOLCANO, FLOOD_INK, NOT_IN_PLAY,
          *COLOUR_WORDS.values(), *DISPLAY_COLOURS.values())
+
+
+_MapKey = tuple[tuple[tuple[str, int, str, bool, str | None], ...], frozenset[str], Box, int]
+_MAPS: OrderedDict[_MapKey, tuple[Image.Image, dict[str, int]]] = OrderedDict()
+_MAPS_LOCK = threading.Lock()
 
 
 def board_png(state: GameState, viewer: str = "observer", width: int | None = None,
@@ -81,8 +90,7 @@ def board_image(state: GameState, viewer: str = "observer", width: int | None = 
     width = width or DEFAULT_WIDTH
     focus_set = {a for a in focus or () if a in layout.areas}
     box = focus_box(layout, focus_set) if focus_set else crop(layout, set(in_play))
-    board = {name: ruleset.areas[name] for name in ruleset.areas} if ruleset else {}
-    image, colours = _map_image(map_svg(board, in_play, box, width))
+    image, colours = map_image(ruleset, in_play, box, width)
     image = image.copy()
     ink = Ink(image, colours)
     scale = image.width / box[2]
@@ -97,7 +105,8 @@ def board_image(state: GameState, viewer: str = "observer", width: int | None = 
 
 
 def png_bytes(image: Image.Image) -> bytes:
-    """The image as PNG bytes: zlib's fast level, since the palette already makes the file small."""
+    """The image as PNG bytes at zlib's default level: level 4 saves a few milliseconds, but a board full of
+    pieces then comes within a tenth of the 100 kB a letter allows; level 9 costs five times as much."""
     out = io.BytesIO()
     image.save(out, format="PNG", compress_level=6)
     return out.getvalue()
@@ -120,11 +129,42 @@ def focus_box(layout: Layout, names: set[str]) -> Box:
     return (round(left, 1), round(top, 1), round(w, 1), round(h, 1))
 
 
-@lru_cache(maxsize=24)
-def _map_image(svg: str) -> tuple[Image.Image, dict[str, int]]:
-    """The map (`map_svg`) rasterised, in a palette of at most `MAP_COLOURS` colours with `FIXED` added as
-    exact entries; and each fixed colour's index. Kept per process, keyed by the SVG itself (a few
-    milliseconds to write, so the key is exact whatever the ruleset): rasterising is most of the cost."""
+def _drawn_of(ruleset: Ruleset | None) -> tuple[tuple[str, int, str, bool, str | None], ...]:
+    """What the map shows of each area of the ruleset (limit, city site, flood plain, volcano): the map
+    cache's key, cheap to make and exact, where the areas themselves are not hashable."""
+    if ruleset is None:
+        return ()
+    return tuple((a.name, a.population_limit, a.city_site, a.flood_plain, a.volcano)
+                 for _, a in sorted(ruleset.areas.items()))
+
+
+def map_image(ruleset: Ruleset | None, in_play: frozenset[str], box: Box, width: int) -> tuple[Image.Image, dict[str, int]]:
+    """The map of ``box`` at ``width`` pixels as `rasterise` makes it, kept per process for the last
+    `MAP_CACHE` parts drawn: rasterising is most of the cost, and a server draws few parts of few boards."""
+    key = (_drawn_of(ruleset), in_play, box, width)
+    with _MAPS_LOCK:
+        hit = _MAPS.get(key)
+        if hit is not None:
+            _MAPS.move_to_end(key)
+            return hit
+    board = {name: ruleset.areas[name] for name in ruleset.areas} if ruleset else {}
+    made = rasterise(map_svg(board, in_play, box, width))
+    with _MAPS_LOCK:
+        _MAPS[key] = made
+        while len(_MAPS) > MAP_CACHE:
+            _MAPS.popitem(last=False)
+    return made
+
+
+def clear_map_cache() -> None:
+    """Forget every map drawn (a benchmark's first picture, a test that draws from nothing)."""
+    with _MAPS_LOCK:
+        _MAPS.clear()
+
+
+def rasterise(svg: str) -> tuple[Image.Image, dict[str, int]]:
+    """The map's SVG as an image in a palette of at most `MAP_COLOURS` colours, with `FIXED` added as exact
+    entries; and each fixed colour's index."""
     png = cairosvg.svg2png(bytestring=svg.encode("utf-8"))
     rendered = Image.open(io.BytesIO(png)).convert("RGB")
     image = rendered.quantize(MAP_COLOURS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
@@ -171,6 +211,21 @@ def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.load_default(size=size)
 
 
+@lru_cache(maxsize=1024)
+def stamp(text: str, size: int) -> tuple[Image.Image, tuple[int, int]]:
+    """``text`` at ``size`` pixels as a two-level mask, and where its top left lies from the point it is centred on.
+
+    Why: a busy board has nearly two hundred numbers, all among a few texts and sizes; drawing each
+    anew through FreeType was a quarter of a picture's time. Two levels, as Pillow draws text on a
+    palette image (its shades would be other colours' indices).
+    """
+    face = font(size)
+    left, top, right, bottom = face.getbbox(text, anchor="mm")
+    mask = Image.new("1", (right - left + 2, bottom - top + 2), 0)
+    ImageDraw.Draw(mask).text((1 - left, 1 - top), text, fill=1, font=face, anchor="mm")
+    return mask, (left - 1, top - 1)
+
+
 class Canvas:
     """Drawing in map units on a picture of ``box`` at ``scale`` pixels per unit; markers at least `MIN_MARKER`."""
 
@@ -191,7 +246,9 @@ class Canvas:
             self.draw.line(points, fill=self.ink(DARK), width=1)
 
     def text(self, x: float, y: float, text: str, colour: str, size: float) -> None:
-        self.draw.text((x, y), text, fill=self.ink(colour), font=font(max(8, round(size))), anchor="mm")
+        """``text`` centred on pixel (x, y), from a stamp made once per text and size."""
+        mask, (dx, dy) = stamp(text, max(8, round(size)))
+        self.draw.bitmap((round(x) + dx, round(y) + dy), mask, fill=self.ink(colour))
 
     def marker(self, piece: Piece, x: float, y: float) -> None:
         """One marker centred on pixel (x, y), the shapes of `pbem.picture.pieces.marker` at ``m`` pixels a unit."""

@@ -136,7 +136,7 @@ def _diff(a: Image.Image, b: Image.Image) -> list[tuple[int, int]]:
 def test_the_same_board_gives_the_same_bytes_and_a_changed_board_other_bytes(busy):
     first = board_png(busy, width=MAIL_WIDTH)
     assert board_png(busy, width=MAIL_WIDTH) == first
-    raster._map_image.cache_clear()  # drawn again from nothing: still the same bytes
+    raster.clear_map_cache()  # drawn again from nothing: still the same bytes
     assert board_png(busy, width=MAIL_WIDTH) == first
     case = busy_case()
     moved = {**case["areas"], "Thebes": {"tokens": {"Asia": 5}}}
