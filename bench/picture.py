@@ -15,7 +15,9 @@ coasts: more pieces than a real game has at once, so the bytes are an upper
 bound). The crop is the busy board round the three areas of one nation's
 first cities, those highlighted, as a prompt about places carries it.
 
-Each figure is the median of ``--rounds`` pictures. "first" is the new way's
+Each figure is the median of ``--rounds`` rounds, each drawing the old way
+then the new, wall time and the process's CPU time (which another
+process's load changes less). "first" is the new way's
 first picture of a part of the board in a process (the map is rasterised
 then, once); a server pays it once per game size and crop, and then the
 median.
@@ -91,15 +93,20 @@ def old_png(state: GameState) -> bytes:
     return cairosvg.svg2png(bytestring=board_svg(state).encode("utf-8"), output_width=MAIL_WIDTH)
 
 
-def timed(draw: Callable[[], bytes], rounds: int) -> tuple[float, int]:
-    """Median seconds of ``rounds`` calls, and the bytes of the last picture."""
-    took = []
-    out = b""
+def timed(old: Callable[[], bytes], new: Callable[[], bytes], rounds: int) -> dict[str, float]:
+    """Median wall and CPU seconds of each way over ``rounds`` rounds, the two taken in turn within a round so
+    that both meet the same load on a shared machine; and the bytes of each way's picture."""
+    out: dict[str, list[float]] = {"old": [], "new": [], "old_cpu": [], "new_cpu": []}
+    sizes = {}
     for _ in range(rounds):
-        start = time.perf_counter()
-        out = draw()
-        took.append(time.perf_counter() - start)
-    return statistics.median(took), len(out)
+        for name, draw in (("old", old), ("new", new)):
+            start, cpu = time.perf_counter(), time.process_time()
+            sizes[name] = len(draw())
+            out[name].append(time.perf_counter() - start)
+            out[name + "_cpu"].append(time.process_time() - cpu)
+    figures = {name: statistics.median(values) for name, values in out.items()}
+    figures.update({name + "_bytes": float(size) for name, size in sizes.items()})
+    return figures
 
 
 def first(draw: Callable[[], bytes]) -> float:
@@ -126,18 +133,18 @@ def main() -> None:
         (f"busy, cropped round {', '.join(focus)} (highlighted)", full, lambda: old_png(full),
          lambda: board_png(full, width=MAIL_WIDTH, focus=focus, highlight=focus)),
     ]
-    print(f"{MAIL_WIDTH} px wide, median of {args.rounds} pictures each; python {sys.version.split()[0]}")
-    print("| position | cairosvg (reference) | palette PNG | ratio old/new | new, first in a process |")
+    print(f"{MAIL_WIDTH} px wide, median of {args.rounds} rounds (old and new in turn); python {sys.version.split()[0]}")
+    print("| position | cairosvg (reference) | palette PNG | ratio old/new (CPU) | new, first in a process |")
     print("|---|---|---|---|---|")
     for label, _, old, new in cases:
         if args.save:
             args.save.mkdir(parents=True, exist_ok=True)
             (args.save / (label.split(",")[0].replace(" ", "-") + ".png")).write_bytes(new())
         cold = first(new)
-        old_s, old_b = timed(old, args.rounds)
-        new_s, new_b = timed(new, args.rounds)
-        print(f"| {label} | {old_s * 1e3:.0f} ms, {old_b / 1000:.0f} kB | {new_s * 1e3:.1f} ms, {new_b / 1000:.0f} kB "
-              f"| {old_s / new_s:.1f} | {cold * 1e3:.0f} ms |")
+        f = timed(old, new, args.rounds)
+        print(f"| {label} | {f['old'] * 1e3:.0f} ms, {f['old_bytes'] / 1000:.0f} kB "
+              f"| {f['new'] * 1e3:.1f} ms (CPU {f['new_cpu'] * 1e3:.1f} ms), {f['new_bytes'] / 1000:.0f} kB "
+              f"| {f['old'] / f['new']:.1f} ({f['old_cpu'] / f['new_cpu']:.1f}) | {cold * 1e3:.0f} ms |")
 
 
 if __name__ == "__main__":
