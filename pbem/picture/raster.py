@@ -22,16 +22,16 @@ import io
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
-from functools import lru_cache
 from typing import Any
 
 import cairosvg
-from PIL import Image, ImageColor, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 
-from pbem.escaping import escape_controls
-from pbem.picture.board import NOT_IN_PLAY, map_svg
+from pbem.picture.board import map_svg
 from pbem.picture.layout import Box, Layout, crop, load_layout, rings
-from pbem.picture.pieces import COLOUR_WORDS, DISPLAY_COLOURS, Piece, ink_on, nation_colour, pieces_in
+from pbem.picture.legend import with_legend
+from pbem.picture.palette import DARK, HIGHLIGHT, WHITE, Ink, stamp, with_fixed
+from pbem.picture.pieces import Piece, ink_on, pieces_in
 from pbem.rules.board.battle import PIRATES
 from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.model import Ruleset
@@ -42,7 +42,6 @@ from pbem.rules.view import view
 DEFAULT_WIDTH = 1100
 #: Colours the map may use; the rest of the 64 are left for the pieces, the legend and the highlight.
 MAP_COLOURS = 44
-PALETTE_SIZE = 64
 #: How many rasterised maps a process keeps (about 1 MB each at letter width).
 MAP_CACHE = 24
 #: The smallest part of the board a cropped picture shows (map units: the whole board is about 970 wide),
@@ -55,14 +54,6 @@ MAX_TALL, MAX_WIDE = 1.0, 1.6
 #: Pixels per marker unit at least: on the whole board at letter width a map unit is about one pixel,
 #: too small for a token's number, so markers are drawn larger there than the map's scale.
 MIN_MARKER = 2.4
-DARK = "#1a1a1a"
-HIGHLIGHT = "#e6007e"
-LEGEND_EDGE = "#777777"
-VOLCANO = "#c0392b"
-FLOOD_INK = "#3f7fc0"
-#: Colours every picture may draw with, besides the nations' own.
-FIXED = (DARK, "#000000", "#ffffff", HIGHLIGHT, LEGEND_EDGE, VOLCANO, FLOOD_INK, NOT_IN_PLAY,
-         *COLOUR_WORDS.values(), *DISPLAY_COLOURS.values())
 
 
 _MapKey = tuple[tuple[tuple[str, int, str, bool, str | None], ...], frozenset[str], Box, int]
@@ -98,10 +89,7 @@ def board_image(state: GameState, viewer: str = "observer", width: int | None = 
     for name in sorted({a for a in highlight or () if a in layout.areas}):
         canvas.outline(layout, name)
     nations = _draw_pieces(canvas, state, layout, seen, ruleset)
-    if focus_set:
-        return _with_strip(image, ink, seen, ruleset, nations)
-    _legend(canvas, image.height, seen, ruleset)
-    return image
+    return with_legend(image, ink, seen, ruleset, nations if focus_set else None)
 
 
 def png_bytes(image: Image.Image) -> bytes:
@@ -168,62 +156,7 @@ def rasterise(svg: str) -> tuple[Image.Image, dict[str, int]]:
     png = cairosvg.svg2png(bytestring=svg.encode("utf-8"))
     rendered = Image.open(io.BytesIO(png)).convert("RGB")
     image = rendered.quantize(MAP_COLOURS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
-    palette = image.getpalette() or []
-    used = len(palette) // 3
-    colours: dict[str, int] = {}
-    for colour in FIXED:
-        key = colour.lower()
-        if key not in colours and used < PALETTE_SIZE:
-            palette += list(ImageColor.getrgb(key))
-            colours[key] = used
-            used += 1
-    image.putpalette(palette)
-    return image, colours
-
-
-class Ink:
-    """Palette indices of colours, adding a colour the palette lacks while room is left, else the nearest."""
-
-    def __init__(self, image: Image.Image, colours: dict[str, int]) -> None:
-        self.image = image
-        self.colours = dict(colours)
-        self.palette = image.getpalette() or []
-
-    def __call__(self, colour: str) -> int:
-        key = colour.lower()
-        if key in self.colours:
-            return self.colours[key]
-        rgb = ImageColor.getrgb(key)[:3]
-        if len(self.palette) // 3 < PALETTE_SIZE:
-            self.colours[key] = len(self.palette) // 3
-            self.palette += list(rgb)
-            self.image.putpalette(self.palette)
-        else:
-            entries = [tuple(self.palette[i:i + 3]) for i in range(0, len(self.palette), 3)]
-            self.colours[key] = min(range(len(entries)),
-                                    key=lambda i: sum((a - b) ** 2 for a, b in zip(entries[i], rgb)))
-        return self.colours[key]
-
-
-@lru_cache(maxsize=32)
-def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    """Pillow's own scalable font at ``size`` pixels: it ships with Pillow, so no machine's fonts matter."""
-    return ImageFont.load_default(size=size)
-
-
-@lru_cache(maxsize=1024)
-def stamp(text: str, size: int) -> tuple[Image.Image, tuple[int, int]]:
-    """``text`` at ``size`` pixels as a two-level mask, and where its top left lies from the point it is centred on.
-
-    Why: a busy board has nearly two hundred numbers, all among a few texts and sizes; drawing each
-    anew through FreeType was a quarter of a picture's time. Two levels, as Pillow draws text on a
-    palette image (its shades would be other colours' indices).
-    """
-    face = font(size)
-    left, top, right, bottom = face.getbbox(text, anchor="mm")
-    mask = Image.new("1", (right - left + 2, bottom - top + 2), 0)
-    ImageDraw.Draw(mask).text((1 - left, 1 - top), text, fill=1, font=face, anchor="mm")
-    return mask, (left - 1, top - 1)
+    return image, with_fixed(image)
 
 
 class Canvas:
@@ -259,14 +192,14 @@ class Canvas:
             self.draw.rectangle([x - 3 * m, y - 3 * m, x + 3 * m, y + 3 * m], fill=fill, outline=dark,
                                 width=max(1, round(0.8 * m)))
             if piece.nation == PIRATES:
-                self.text(x, y, "P", "#ffffff", 4.0 * m)
+                self.text(x, y, "P", WHITE, 4.0 * m)
             else:
                 self.draw.rectangle([x - m, y - m, x + m, y + m], fill=self.ink(ink_on(c)))
         elif piece.kind == "ship":
             sail = [(x - 0.2 * m, y - 1.8 * m), (x - 0.2 * m, y - 5.0 * m), (x + 2.8 * m, y - 2.0 * m)]
             hull = [(x - 3.8 * m, y - 1.6 * m), (x + 3.8 * m, y - 1.6 * m), (x + 2.6 * m, y + 2.8 * m),
                     (x - 2.6 * m, y + 2.8 * m)]
-            self.draw.polygon(sail, fill=self.ink("#ffffff"), outline=dark)
+            self.draw.polygon(sail, fill=self.ink(WHITE), outline=dark)
             self.draw.polygon(hull, fill=fill, outline=dark, width=edge)
             self.text(x, y + 0.6 * m, number, ink_on(c), 3.6 * m)
         elif piece.kind == "town":
@@ -311,113 +244,3 @@ def _draw_pieces(canvas: Canvas, state: GameState, layout: Layout, seen: dict[st
     return nations
 
 
-def _players(seen: dict[str, Any]) -> list[tuple[str, str]]:
-    return [(p["nation"], escape_controls(p["name"], one_line=True)) for p in seen["players"] if p["nation"]]
-
-
-def _caption(seen: dict[str, Any]) -> str:
-    if seen["turn"]:
-        return f"{seen['game']}: turn {seen['turn']}, {seen['phase']}"
-    return f"{seen['game']}: {seen['phase']}"
-
-
-def _count(n: int, noun: str) -> str:
-    plural = noun[:-1] + "ies" if noun.endswith("y") else noun + "s"
-    return f"{n} {noun if n == 1 else plural}"
-
-
-LEGEND_FONT = 13
-LEGEND_LINE = 17
-
-
-def _legend(canvas: Canvas, image_h: int, seen: dict[str, Any], ruleset: Ruleset | None) -> None:
-    """Who plays which colour and what the marks mean, in the lower left corner, as in the SVG's legend."""
-    draw, ink = canvas.draw, canvas.ink
-    small = font(LEGEND_FONT)
-    lines = [(nation, f"{nation} ({player}): "
-                      f"{_count(seen['nations'].get(nation.lower(), {}).get('tokens_on_board', 0), 'token')}, "
-                      f"{_count(seen['nations'].get(nation.lower(), {}).get('cities_on_board', 0), 'city')}")
-             for nation, player in _players(seen)]
-    keys = ["token", "barbarians", "city", "ship", "site", "volcano", "flood", "out"]
-    texts = {"token": "tokens (number)", "barbarians": "Barbarian tokens", "city": "city (black, P: pirate city)",
-             "ship": "ships (number)", "site": "city site (white: open to Flood)", "volcano": "volcano",
-             "flood": "flood plain", "out": "not in play"}
-    width = 26 + max([small.getlength(_caption(seen))] + [small.getlength(t) for _, t in lines]
-                     + [small.getlength(t) for t in texts.values()])
-    height = (len(lines) + len(keys) + 1) * LEGEND_LINE + 12
-    left, top = 6, image_h - height - 6
-    draw.rectangle([left, top, left + width, top + height], fill=ink("#ffffff"), outline=ink(LEGEND_EDGE))
-    y = top + 6 + LEGEND_LINE / 2
-    draw.text((left + 6, y), _caption(seen), fill=ink(DARK), font=small, anchor="lm")
-    cx = left + 12
-    for nation, text in lines:
-        y += LEGEND_LINE
-        draw.ellipse([cx - 5, y - 5, cx + 5, y + 5], fill=ink(nation_colour(ruleset, nation)), outline=ink(DARK))
-        draw.text((left + 22, y), text, fill=ink(DARK), font=small, anchor="lm")
-    for key in keys:
-        y += LEGEND_LINE
-        _key(draw, ink, key, cx, y)
-        draw.text((left + 22, y), texts[key], fill=ink(DARK), font=small, anchor="lm")
-
-
-def _key(draw: ImageDraw.ImageDraw, ink: Ink, key: str, cx: float, y: float) -> None:
-    """The small sign of one legend line, centred on (cx, y)."""
-    grey, dark = ink("#bbbbbb"), ink(DARK)
-    if key in ("token", "barbarians"):
-        draw.ellipse([cx - 5, y - 5, cx + 5, y + 5], fill=grey if key == "token" else dark, outline=dark)
-    elif key == "city":
-        draw.rectangle([cx - 5, y - 5, cx + 5, y + 5], fill=grey, outline=dark, width=2)
-    elif key == "ship":
-        draw.polygon([(cx - 6, y - 1), (cx + 6, y - 1), (cx + 4, y + 4), (cx - 4, y + 4)], fill=grey, outline=dark)
-        draw.polygon([(cx, y - 2), (cx, y - 7), (cx + 4, y - 2)], fill=ink("#ffffff"), outline=dark)
-    elif key == "site":
-        draw.rectangle([cx - 4, y - 4, cx + 4, y + 4], fill=ink("#111111"))
-    elif key == "volcano":
-        draw.polygon([(cx - 5, y + 4), (cx, y - 5), (cx + 5, y + 4)], fill=ink(VOLCANO))
-    elif key == "flood":
-        draw.rectangle([cx - 5, y - 5, cx + 5, y + 5], outline=ink(FLOOD_INK))
-        for d in (-4, 0, 4):
-            draw.line([(cx + d - 3, y + 5), (cx + d + 3, y - 5)], fill=ink(FLOOD_INK))
-    else:
-        draw.rectangle([cx - 5, y - 5, cx + 5, y + 5], fill=ink(NOT_IN_PLAY), outline=ink("#888888"))
-
-
-def _with_strip(image: Image.Image, ink: Ink, seen: dict[str, Any], ruleset: Ruleset | None,
-                nations: list[str]) -> Image.Image:
-    """A cropped picture with a strip under it: the caption and the colour of each nation in the picture.
-
-    Why under and not on it: a crop is all areas in play, and a legend laid over it would hide some. Its
-    letters are as large as the map's names (a fiftieth of the width), to read on a phone as they do.
-    """
-    size = max(LEGEND_FONT, round(image.width / 50))
-    small, line_h, dot = font(size), round(size * 1.3), size * 0.4
-    players = dict(_players(seen))
-    items = [(n, f"{n} ({players[n]})" if n in players else n) for n in nations]
-    rows: list[list[tuple[str, str]]] = [[]]
-    x = 6.0
-    for nation, text in items:
-        step = 3 * dot + small.getlength(text) + size
-        if x + step > image.width and rows[-1]:
-            rows.append([])
-            x = 6.0
-        rows[-1].append((nation, text))
-        x += step
-    height = (1 + len(rows)) * line_h + 10
-    out = Image.new("P", (image.width, image.height + height), ink("#ffffff"))
-    out.putpalette(ink.palette)
-    out.paste(image, (0, 0))
-    ink.image = out  # colours added from here on go into the new picture's palette
-    draw = ImageDraw.Draw(out)
-    draw.line([(0, image.height), (image.width, image.height)], fill=ink(LEGEND_EDGE), width=1)
-    y = image.height + 5 + line_h / 2
-    draw.text((6, y), _caption(seen), fill=ink(DARK), font=small, anchor="lm")
-    for line in rows:
-        y += line_h
-        x = 6.0
-        for nation, text in line:
-            draw.ellipse([x, y - dot, x + 2 * dot, y + dot], fill=ink(nation_colour(ruleset, nation)),
-                         outline=ink(DARK), width=2)
-            draw.text((x + 3 * dot, y), text, fill=ink(DARK), font=small, anchor="lm")
-            x += 3 * dot + small.getlength(text) + size
-    out.putpalette(ink.palette)
-    return out
