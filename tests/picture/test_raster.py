@@ -108,11 +108,17 @@ def test_every_nation_on_the_board_is_drawn_in_its_own_colour(busy):
         assert pixels_of(image, nation_colour(ruleset, nation), strip) > 50, nation  # and is named in the legend
 
 
-@pytest.mark.parametrize("area, nation, kind", [("Thebes", "Egypt", "tokens"), ("Memphis", "Egypt", "city"),
-                                                ("Cyprus", "Barbarians", "tokens"), ("Mikop", "Asia", "ships")])
-def test_a_piece_is_drawn_under_its_area_in_its_nations_colour(area, nation, kind):
+TOWNS = {"players": 3, "phase": "movement", "options": {"variant-small-cities": "on"},
+         "nations": {"Italy": {}, "Crete": {}, "Thrace": {}},
+         "areas": {"Knossos": {"towns": {"Crete": 2}}, "Etruria": {"tokens": {"Italy": 1}}}}
+
+
+@pytest.mark.parametrize("case, area, nation, kind", [
+    (EAST, "Thebes", "Egypt", "tokens"), (EAST, "Memphis", "Egypt", "city"), (EAST, "Cyprus", "Barbarians", "tokens"),
+    (EAST, "Mikop", "Asia", "ships"), (EAST, "Sidon", "Pirates", "city"), (TOWNS, "Knossos", "Crete", "towns"),
+], ids=["tokens", "city", "barbarians", "ships", "pirate-city", "towns"])
+def test_a_piece_is_drawn_under_its_area_in_its_nations_colour(case, area, nation, kind):
     """The picture with the piece and without it differ only near the area, and there in the nation's colour."""
-    case = EAST
     state = position(case)
     spec = dict(case["areas"][area])
     if kind == "city":
