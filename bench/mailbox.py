@@ -14,24 +14,30 @@ the server's default is measured.
 
 from __future__ import annotations
 
-import argparse
-import asyncio
-import email
-import mailbox
-import re
-import statistics
 import sys
-import tempfile
-import time
-from collections import Counter
-from email.policy import default as default_policy
 from pathlib import Path
 
-from pbem.rules.branches import walk
-from pbem.rules.core.events import Event
-from pbem.service.demo import run_demo
-from pbem.store.database import make_engine
-from pbem.store.unit_of_work import UnitOfWork
+# Run as a script, this file's folder comes first on the path, and its name would hide the standard library's
+# mailbox module from everything imported below (the demo reads Maildirs with it).
+if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
+    del sys.path[0]
+
+import argparse  # noqa: E402
+import asyncio  # noqa: E402
+import email  # noqa: E402
+import mailbox  # noqa: E402
+import re  # noqa: E402
+import statistics  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from collections import Counter  # noqa: E402
+from email.policy import default as default_policy  # noqa: E402
+
+from pbem.rules.branches import walk  # noqa: E402
+from pbem.rules.core.events import Event  # noqa: E402
+from pbem.service.demo import run_demo  # noqa: E402
+from pbem.store.database import make_engine  # noqa: E402
+from pbem.store.unit_of_work import UnitOfWork  # noqa: E402
 
 #: The head a letter ends with ("chain head c982c37a85d6770a"), read from our own letters.
 _HEAD = re.compile(rb"chain head ([0-9a-f]{16})")
