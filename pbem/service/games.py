@@ -52,6 +52,7 @@ from .pictures import board_picture
 from .press_replies import PressReply, as_press, sent_press
 from .projector import load_state
 from .queries import answer as queries_answer
+from .queries import question_gist
 from .rollback import PREVIEW_HEADLINE, PREVIEW_SUBJECT, after_rollback, preview, previewed, rolled_back
 from .screening import absences_ahead, newcomers_allowed, press_allowed
 from .seats import hand_over
@@ -220,8 +221,10 @@ class Receipt:
 
 
 def _on_file(state: GameState, player: Player | None) -> list[str]:
-    if player is None:
-        return [f"{who}: {p.question}" for who, p in rules.pending(state).items()]
+    if player is None:  # the moderator: who is asked, for what, in a line each
+        return [f"Asked now: {asked.name} ({asked.nation or 'no nation yet'}): {question_gist(p.question)}"
+                for p in rules.pending(state).values() for asked in [state.player(p.player_id)]] or [
+                "Nobody is asked for orders now."]
     out = []
     if player.nation:
         out.append(f"You play {player.nation}.")

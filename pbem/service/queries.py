@@ -30,6 +30,16 @@ HISTORY_MAX = 40
 EXPLAIN_CHOICES = 5
 
 
+def question_gist(question: str) -> str:
+    """What a question asks, without the rules it explains: up to its first colon or full stop.
+
+    "Step 3b, movement: each token moves once, ..." is "Step 3b, movement": what the moderator needs to
+    see of each player asked, in one short line, when a letter lists them all.
+    """
+    cut = min((i for i in (question.find(": "), question.find(". ")) if i > 0), default=len(question))
+    return question[:cut].rstrip(".")
+
+
 def _viewer(player: Player | None) -> str:
     if player is None:
         return "moderator"

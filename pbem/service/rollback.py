@@ -38,6 +38,7 @@ from .batch import (
 )
 from .letters import Letters
 from .projector import load_state, readable
+from .queries import question_gist
 from .settings import Settings
 
 #: The line a preview ends with, for the moderator to send back (or to answer with CONFIRM alone).
@@ -79,7 +80,7 @@ def preview(batch: Batch, command: RollBack) -> str:
             lines.append(f"The first of them: {to + 1}. {first}")
     for prompt in rules.pending(after).values():
         who = after.player(prompt.player_id)
-        lines.append(f"Asked then: {who.name} ({who.nation or 'no nation yet'}): {prompt.question}")
+        lines.append(f"Asked then: {who.name} ({who.nation or 'no nation yet'}): {question_gist(prompt.question)}")
     changes = diff(view(batch.state, "moderator"), view(after, "moderator"))
     lines.append("What would change:" if changes else "Nothing on the board would change.")
     lines += [f"- {c}" for c in changes[:PREVIEW_CHANGES]]
