@@ -172,6 +172,9 @@ def test_a_disputed_move_is_found_explained_previewed_undone_and_proved_by_mail(
         for address, (subject, said) in last_told.items():  # every date his newest letter naming one gives
             assert set(said) == {in_force}, (order, address, subject, said)
     assert "The hash chain is whole" in told and f"Your head is version " in told
+    assert "\nNOW ON FILE FOR YOU\n  You play " in told
+    # the moderator reads who is asked in a line each, not their prompts' rules
+    assert all("\nWHO IS ASKED NOW\n  Asked now: " in answer for answer in replies["moderator"])
     assert "NOT FOUND" in forged
     for p in PLAYERS:  # everyone is told the game was rolled back, with the reason
         rolled = [body(m) for m in letters(settings.maildir, p.email) if "rolled back" in str(m["Subject"])]
