@@ -1,11 +1,13 @@
-"""The service at the limits issue 17 sets: inbound mail, `pbem ingest`'s start-up, replay, verify, a bot game.
+"""The service at the limits issue 17 sets: inbound mail, `pbem ingest`'s start-up, replay, verify, a bot game;
+and a past version of the long game as `pbem state --at` loads it (issue 30: at most 0.3 s).
 
 Run: .venv/bin/python bench/service.py [--rounds 5] [--only inbound,bot,outbox]   (`make bench` runs it after bench/store.py)
 
 Each figure is the median of ``--rounds`` rounds on the same machine, with a
 reference measured in the same run where one makes sense (an interpreter
 that does nothing, for start-up; the fold alone, for replay from the store).
-The 10,000-event game is played once, by greedy bots (8 players), into a
+The past versions (``--only past``) are timed against the replay from zero of the
+same versions. The 10,000-event game is played once, by greedy bots (8 players), into a
 SQLite file that is kept in ``--cache`` (default ``bench/.cache``) for the
 next run; delete it after changing the rules.
 
@@ -45,7 +47,17 @@ from pbem.rules.engine import is_input
 from pbem.service.games import NewPlayer, create_game
 from pbem.service.inbound import ingest
 from pbem.service.outbound import flush_all
-from pbem.service.projector import RECENT, readable, replay, replay_stored, to_event
+from pbem.service.projector import (
+    RECENT,
+    SNAPSHOT_EVERY,
+    checked_log,
+    load_checked,
+    load_state,
+    readable,
+    replay,
+    replay_stored,
+    to_event,
+)
 from pbem.service.settings import Settings
 from pbem.service.simulate import simulate
 from pbem.store.database import ensure_schema, make_engine
@@ -274,6 +286,60 @@ def verify_command(url: str, game: str) -> float:
     return _wall([sys.executable, "-m", "pbem.cli", "--db", url, "verify", game])
 
 
+# -- a past version of the long game: `pbem state --at` ------------------------------------------------
+
+#: How many versions of the first 10,000 events `past_versions` loads, spread evenly, each the last one before a
+#: snapshot (the longest fold after one: the worst case of the snapshot interval).
+PAST_VERSIONS = 10
+
+
+def past_versions(url: str, game: str) -> dict[str, list[float]]:
+    """Seconds to load versions spread over the first 10,000 events as `pbem state GAME --at V` does (the
+    current state for the viewer's check, then the nearest snapshot at or before V and the events after it,
+    checked against the chain and folded), in a cold process (no remembered state); as the command did before
+    issue 30 (the whole log read and its chain checked, then the same load); and, the reference, the replay
+    from zero of each version (no snapshot: `replay_stored` from version 0, what a game without snapshots costs)."""
+    db = make_engine(url)
+    with UnitOfWork(db) as uow:
+        cut = _ten_thousand(uow.events.read(game))
+    every = SNAPSHOT_EVERY
+    versions = [max(1, (cut * k // PAST_VERSIONS) // every * every - 1) for k in range(1, PAST_VERSIONS + 1)]
+    times: dict[str, list[float]] = {"now": [], "before": [], "zero": []}
+    for version in versions:
+        RECENT.forget()
+        start = time.perf_counter()
+        with UnitOfWork(db) as uow:
+            load_checked(uow, game)
+            past = load_state(uow, game, upto=version, checked=True)
+        times["now"].append(time.perf_counter() - start)
+        RECENT.forget()
+        start = time.perf_counter()
+        with UnitOfWork(db) as uow:
+            checked_log(uow, game)
+            load_state(uow, game)
+            load_state(uow, game, upto=version)
+        times["before"].append(time.perf_counter() - start)
+        start = time.perf_counter()
+        with UnitOfWork(db) as uow:
+            zero, _ = replay_stored(uow, game, upto=version)
+        times["zero"].append(time.perf_counter() - start)
+        assert past == zero and past.version == version, version
+    RECENT.forget()
+    db.dispose()
+    return times
+
+
+def state_at_command(url: str, game: str) -> tuple[float, float]:
+    """Wall time of `pbem state GAME --at V --json` (V the middle version) and of `pbem --help`, the start-up
+    alone, in the same run."""
+    db = make_engine(url)
+    with UnitOfWork(db) as uow:
+        middle = _ten_thousand(uow.events.read(game)) // 2
+    db.dispose()
+    command = _wall([PBEM, "--db", url, "state", game, "--at", str(middle), "--as", "moderator", "--json"])
+    return command, _wall([PBEM, "--help"])
+
+
 # -- a bot game ----------------------------------------------------------------------------------------
 
 
@@ -287,7 +353,7 @@ def bot_game(tmp: Path) -> tuple[float, float, int]:
     return took, cpu, 1 + summary.orders_sent + summary.deadlines_missed + summary.deadlines_waited
 
 
-PARTS = ("inbound", "start-up", "replay", "bot", "outbox")
+PARTS = ("inbound", "start-up", "replay", "past", "bot", "outbox")
 
 
 def main() -> None:
@@ -306,9 +372,11 @@ def main() -> None:
         parser.error(f"unknown part(s): {', '.join(sorted(parts - set(PARTS)))}; the parts are {', '.join(PARTS)}")
     if args.skip_bot_game:
         parts.discard("bot")
-    if "replay" in parts:
+    if parts & {"replay", "past"}:
         url, game, seed = big_game(args.cache)
         total = _count(url, game)
+    pasts: list[dict[str, list[float]]] = []
+    commands: list[tuple[float, float]] = []
     rates, latencies, cpus, starts, replays, verifies, bots, commits = [], [], [], [], [], [], [], []
     outboxes: dict[str, list[tuple[float, float]]] = {"a Maildir": [], "memory": []}
     with tempfile.TemporaryDirectory() as tmp:
@@ -325,6 +393,9 @@ def main() -> None:
             if "replay" in parts:
                 replays.append(replay_and_verify(url, game, seed))
                 verifies.append(verify_command(url, game))
+            if "past" in parts:
+                pasts.append(past_versions(url, game))
+                commands.append(state_at_command(url, game))
             if "bot" in parts and (round_ % 2 == 0 or args.rounds == 1):
                 bots.append(bot_game(Path(tmp)))
             if "outbox" in parts:
@@ -345,6 +416,18 @@ def main() -> None:
             print(f"  {key}: median {_median([r[key] for r in replays]) * 1e3:.0f} ms")
         print(f"  `pbem verify` as a command on the whole game ({total} events), start-up included: median "
               f"{_median(verifies):.2f} s")
+    if pasts:
+        now, before, zero = ([t for p in pasts for t in p[key]] for key in ("now", "before", "zero"))
+        print(f"a past version of the {total}-event game, {PAST_VERSIONS} versions spread over its first 10,000 events, "
+              f"each the last before a snapshot ({len(now)} loads):")
+        print(f"  as `pbem state --at` loads it (nearest snapshot, the events after it checked and folded): median "
+              f"{_median(now) * 1e3:.1f} ms, max {max(now) * 1e3:.1f} ms")
+        print(f"  as it did before issue 30 (the whole log read and checked first): median {_median(before) * 1e3:.0f} ms, "
+              f"max {max(before) * 1e3:.0f} ms")
+        print(f"  the replay from zero (the reference): median {_median(zero) * 1e3:.0f} ms, max {max(zero) * 1e3:.0f} ms; "
+              f"ratio of medians, snapshot to zero: {_median(now) / _median(zero):.3f}")
+        print(f"  `pbem state GAME --at V --json` as a command: median {_median([c[0] for c in commands]):.2f} s, "
+              f"`pbem --help` (start-up alone) {_median([c[1] for c in commands]):.2f} s")
     for into, runs in outboxes.items():
         if runs:
             print(f"the outbox, {args.letters} letters into {into} (SQLite): median {_median([o[0] for o in runs]):.0f} "

@@ -13,7 +13,7 @@ import threading
 from collections import OrderedDict
 from datetime import datetime
 
-from pbem.rules.branches import fold_log
+from pbem.rules.branches import fold_log, walk
 from pbem.rules.core.codec import state_from_json, state_to_json
 from pbem.rules.core.events import Event
 from pbem.rules.core.state import GameState
@@ -278,3 +278,21 @@ def checked_log(uow, game_id: str) -> list[RecordedEvent]:
 def maybe_snapshot(uow, state: GameState, previous_version: int, now: datetime) -> None:
     if state.version // SNAPSHOT_EVERY > previous_version // SNAPSHOT_EVERY:
         uow.snapshots.save(state.game_id, state.version, state_to_json(state), ENGINE_VERSION, now)
+
+
+def snapshot_log(uow, game_id: str, now: datetime) -> int:
+    """Write the snapshots a game played here would have (one at each multiple of SNAPSHOT_EVERY) for a game whose
+    log came in whole (`pbem import`); how many were written.
+
+    Without them every past version of an imported game (`pbem state --at`,
+    and a rollback's target when the state is loaded) is a replay from zero;
+    with them it costs a snapshot interval, as for a game played here. One
+    walk of the log, which follows its rollbacks, so each snapshot is the
+    state at its version whichever branch that version is on.
+    """
+    written = 0
+    for version, _before, _event, after in walk(game_id, readable(uow.events.read(game_id))):
+        if version % SNAPSHOT_EVERY == 0:
+            uow.snapshots.save(game_id, version, state_to_json(after), ENGINE_VERSION, now)
+            written += 1
+    return written

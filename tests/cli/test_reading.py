@@ -25,7 +25,7 @@ GAME = "sim-reading"
 def pbem(url: str, *args: str, stdin: str = "", code: int = 0) -> str:
     result = CliRunner().invoke(main, ["--db", url, *args], input=stdin)
     assert result.exit_code == code, (args, result.output, result.exception)
-    return result.output
+    return result.stdout
 
 
 def stored(url: str):
@@ -131,3 +131,24 @@ def test_the_archive_lists_the_seat_holder_now_and_since_when(played, tmp_path):
     rows = re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td></tr>", index)
     assert (f'Eve <span class="quiet">(since turn {now.turn}, after {first})</span>', nation) in rows
     assert not any(cell.startswith(first) for cell, _ in rows)
+
+
+def test_an_imported_game_gets_its_snapshots_and_its_past_versions_are_the_replay_from_zero(played, tmp_path):
+    """`pbem import` writes the snapshots a game played here has, rollbacks followed, so `--at` does not replay
+    an imported game from zero either."""
+    recorded, now = stored(played)
+    target = next(v for v in range(SNAPSHOT_EVERY - 15, 1, -1) if recorded[v].metadata.get("actor") == "clock")
+    pbem(played, "rollback", GAME, str(target), "--reason", "a misread move")
+    recorded, now = stored(played)
+    (tmp_path / "game.jsonl").write_text(pbem(played, "export", GAME), encoding="utf-8")
+    copy = f"sqlite:///{tmp_path / 'copy.sqlite'}"
+    assert f"imported {GAME}" in pbem(copy, "import", str(tmp_path / "game.jsonl"))
+    db = make_engine(copy)
+    with UnitOfWork(db) as uow:
+        kept = [uow.snapshots.latest(GAME, at_most=v) for v in range(SNAPSHOT_EVERY, now.version + 1, SNAPSHOT_EVERY)]
+    db.dispose()
+    assert [k[0] for k in kept] == list(range(SNAPSHOT_EVERY, now.version + 1, SNAPSHOT_EVERY))
+    events = [Event.from_payload(r.type, r.payload) for r in recorded]
+    for version in (target, SNAPSHOT_EVERY + 1, now.version - 1, now.version):
+        shown = json.loads(pbem(copy, "state", GAME, "--at", str(version), "--as", "moderator", "--json"))
+        assert shown == json.loads(json.dumps(view(fold_log(GAME, events[:version]), "moderator"))), version
