@@ -60,6 +60,7 @@ from pbem.service.projector import (
 )
 from pbem.service.settings import Settings
 from pbem.service.simulate import simulate
+from pbem.service.standing import standings
 from pbem.store.database import ensure_schema, make_engine
 from pbem.store.unit_of_work import UnitOfWork
 from pbem.store.verify import verify_chain
@@ -304,7 +305,14 @@ def past_versions(url: str, game: str) -> dict[str, list[float]]:
         cut = _ten_thousand(uow.events.read(game))
     every = SNAPSHOT_EVERY
     versions = [max(1, (cut * k // PAST_VERSIONS) // every * every - 1) for k in range(1, PAST_VERSIONS + 1)]
-    times: dict[str, list[float]] = {"now": [], "before": [], "zero": []}
+    times: dict[str, list[float]] = {"now": [], "before": [], "zero": [], "list": []}
+    for _ in versions:  # `pbem game list`: a cold load of each game's state now (here the one game)
+        RECENT.forget()
+        start = time.perf_counter()
+        with UnitOfWork(db) as uow:
+            (listed,) = standings(uow)
+        times["list"].append(time.perf_counter() - start)
+        assert listed.version == _count(url, game)
     for version in versions:
         RECENT.forget()
         start = time.perf_counter()
@@ -426,6 +434,8 @@ def main() -> None:
               f"max {max(before) * 1e3:.0f} ms")
         print(f"  the replay from zero (the reference): median {_median(zero) * 1e3:.0f} ms, max {max(zero) * 1e3:.0f} ms; "
               f"ratio of medians, snapshot to zero: {_median(now) / _median(zero):.3f}")
+        print(f"  `pbem game list`'s standing of the game (its state now, cold): median "
+              f"{_median([t for p in pasts for t in p['list']]) * 1e3:.1f} ms a game")
         print(f"  `pbem state GAME --at V --json` as a command: median {_median([c[0] for c in commands]):.2f} s, "
               f"`pbem --help` (start-up alone) {_median([c[1] for c in commands]):.2f} s")
     for into, runs in outboxes.items():
