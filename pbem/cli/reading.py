@@ -8,6 +8,8 @@ and through what.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import click
 
 from pbem.store.unit_of_work import UnitOfWork
@@ -15,8 +17,11 @@ from pbem.store.unit_of_work import UnitOfWork
 from .context import Context, fail, pass_ctx, viewer_option
 from .output import say, say_json
 
+if TYPE_CHECKING:  # for the annotations alone: the command loads the engine when it runs
+    from pbem.rules.core.state import GameState
 
-def state_at(ctx: Context, game_id: str, at: int | None, viewer: str = "observer"):
+
+def state_at(ctx: Context, game_id: str, at: int | None, viewer: str = "observer") -> tuple[GameState, str, str]:
     """The game at version ``at`` (default: now), the viewer checked against the game as it stands now, and how
     to name that viewer.
 
@@ -80,7 +85,7 @@ def state(ctx: Context, game_id: str, viewer: str, at: int | None, as_json: bool
             say(f"  {name}: {'; '.join(filter(None, [', '.join(units), *city]))}")
 
 
-def _show_bounces(ctx: Context, game_id: str, current) -> None:
+def _show_bounces(ctx: Context, game_id: str, current: GameState) -> None:
     """The moderator's view of whose mail bounces (the players' views never show addresses)."""
     from pbem.service.bounces import bounce_counts
 
@@ -101,7 +106,7 @@ def _when(recorded_at: str | None) -> str:
     return recorded_at[:16].replace("T", " ") if recorded_at else "-"
 
 
-def log_line(entry: dict) -> str:
+def log_line(entry: dict[str, Any]) -> str:
     """One entry of `pbem log` as text: version, time recorded, who and through what (only in the entries of
     the viewers `history` gives them to: the moderator, an auditor once the game has ended), then what happened.
 
