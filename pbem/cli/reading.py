@@ -25,27 +25,27 @@ def state_at(ctx: Context, game_id: str, at: int | None, viewer: str = "observer
     """The game at version ``at`` (default: now), the viewer checked against the game as it stands now, and how
     to name that viewer.
 
-    Both states are loaded from the nearest snapshot (`load_state`), and the
-    events folded after it are checked against the hash chain first: a
-    damaged stretch is named, never shown as if it were sound, and a past
-    version of a 10,000-event game costs a snapshot interval, not a replay
-    from zero (docs/performance.md). `pbem verify` checks the whole chain.
+    The log's whole chain is checked first (`check_log`: from the texts
+    stored, nothing decoded): a damaged log is named, never shown as if it
+    were sound. Both states then start from their nearest snapshot
+    (`load_state`), so a past version of a 10,000-event game is a snapshot
+    interval folded, not a replay from zero (docs/performance.md).
     """
     from pbem.rules.view import check_viewer, viewer_label
-    from pbem.service.projector import load_checked, load_state
+    from pbem.service.projector import check_log, load_state
 
     with UnitOfWork(ctx.db) as uow:
         if uow.games.get(game_id) is None:
             fail(f"there is no game called {game_id!r}")
-        version, _ = uow.events.head(game_id)
+        version = check_log(uow, game_id)
         if at is not None and not 1 <= at <= version:
             fail(f"--at {at} is outside the log of {game_id}: versions 1 to {version}")
-        current = load_checked(uow, game_id)
+        current = load_state(uow, game_id)
         try:
             who = check_viewer(current, viewer)
         except ValueError as exc:
             fail(str(exc))
-        shown = current if at is None else load_state(uow, game_id, upto=at, checked=True)
+        shown = current if at is None else load_state(uow, game_id, upto=at)
     return shown, who, viewer_label(viewer, who)
 
 
