@@ -17,6 +17,7 @@ from pbem.rules.view import view
 from pbem.service.projector import SNAPSHOT_EVERY, load_state
 from pbem.service.simulate import simulate
 from pbem.store.database import make_engine
+from pbem.store.events import NewEvent
 from pbem.store.unit_of_work import UnitOfWork
 
 GAME = "sim-reading"
@@ -152,3 +153,16 @@ def test_an_imported_game_gets_its_snapshots_and_its_past_versions_are_the_repla
     for version in (target, SNAPSHOT_EVERY + 1, now.version - 1, now.version):
         shown = json.loads(pbem(copy, "state", GAME, "--at", str(version), "--as", "moderator", "--json"))
         assert shown == json.loads(json.dumps(view(fold_log(GAME, events[:version]), "moderator"))), version
+
+
+def test_a_game_whose_log_this_engine_cannot_read_is_listed_as_damaged_and_the_others_still_are(played, tmp_path):
+    """One unreadable log (an event type a newer engine wrote) is named in its row; it hides no other game."""
+    simulate(3, 0, "second", db_url=played)
+    db = make_engine(played)
+    with UnitOfWork(db) as uow:
+        version, _ = uow.events.head(GAME)
+        uow.events.append(GAME, version, [NewEvent("CometStruck", {"area": "Crete"}, {"engine_version": "9.0.0"})])
+    db.dispose()
+    rows = {line.split("\t")[0]: line.split("\t") for line in pbem(played, "game", "list").splitlines()}
+    assert rows[GAME][1] == "damaged" and "'CometStruck'" in rows[GAME][2] and rows[GAME][3] == f"version {version + 1}"
+    assert rows["sim-second"][1].startswith(("setup, ", "turn ")) and rows["sim-second"][2] == "running"
