@@ -54,10 +54,12 @@ hostile-sender: $(BIN)/pbem
 
 # The store and the service at the limits of issue 17, against raw sqlite3 and the eventsourcing library
 # (docs/performance.md). The first run plays a 16,000-event bot game into bench/.cache (a few minutes).
+# Then the board picture of issue 31: cairosvg's PNG against the palette PNG on the same positions.
 bench: $(BIN)/pbem
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	$(BIN)/python bench/store.py
 	$(BIN)/python bench/service.py
+	$(BIN)/python bench/picture.py
 
 # A full disk (tmpfs) and a read-only database (tmpfs remounted, ext4 fallen to read-only) under pbem serve: 4xx
 # to SMTP clients, one clear line from the commands, nothing lost or applied twice once the disk is back. Needs root.

@@ -242,6 +242,41 @@ def may_read(
     return allowed is None or viewer in allowed
 
 
+#: Metadata keys of an order's origin (`pbem.audit.explain.origin`): its sender reads them, with the public ones.
+ORIGIN_METADATA = ("order", "kept")
+
+
+def sender_of(actor: str, state: GameState) -> str | None:
+    """The viewer (``player:<nation>``) who sent an input recorded with ``actor``; None for the moderator, the clock,
+    or a player without a nation in ``state``."""
+    if not (actor.startswith("player:") and actor[7:].isdigit()):
+        return None
+    nation = next((p.nation for p in state.players if p.id == int(actor[7:])), None)
+    return f"player:{nation.lower()}" if nation else None
+
+
+def own_metadata(viewer: str, metadata: Mapping[str, Any], state: GameState) -> bool:
+    """Whether ``metadata`` is an order's of ``viewer`` himself, with nothing in it but the public keys and its origin.
+
+    His export keeps it whole (the hash covers all of it): the line he wrote and the mail it came in are his own.
+    ``state`` is a state in which he sits in his seat with his nation."""
+    if any(key not in PUBLIC_METADATA + ORIGIN_METADATA for key in metadata):
+        return False
+    if any(isinstance(v, str) and "@" in v for v in metadata.values()):  # an old whole Message-ID: still withheld
+        return False
+    return sender_of(str(metadata.get("actor", "")), state) == viewer
+
+
+def reads_origin(viewer: str, sender: str | None, finished: bool) -> bool:
+    """Whether ``viewer`` reads the line an order was written as and the mail it came in (`pbem.audit.explain.origin`).
+
+    The raw line may say more than the order the engine made of it (a trade
+    offer's terms, a word to another player), so: the overseers and the player
+    who sent it (``sender``, ``player:<nation>``), nobody else.
+    """
+    return overseer(viewer, finished) or (sender is not None and viewer == sender)
+
+
 def metadata_public(metadata: Mapping[str, Any]) -> bool:
     """Whether anyone may read this metadata: only the public keys, and no mail Message-ID among them.
 

@@ -31,7 +31,7 @@ def history(game_id: str, recorded: list[RecordedEvent], viewer: str) -> list[di
     undone = superseded(events)
     both = overseer(viewer, now.finished)  # who reads what a rollback superseded: who reads every event whole
     entries: list[dict[str, Any]] = []
-    for rec, (version, before, event, _after) in zip(recorded, walk(game_id, events)):
+    for rec, (version, before, event, after) in zip(recorded, walk(game_id, events)):
         if version in undone and not both:
             continue
         text = describe_event(before, event, viewer)
@@ -44,6 +44,8 @@ def history(game_id: str, recorded: list[RecordedEvent], viewer: str) -> list[di
             "cites": list(event.cites),
             "recorded_at": rec.metadata.get("recorded_at"),
             "hash": rec.hash,
+            "turn": after.turn,  # where the game stood once it happened: a PhaseBegan belongs to the phase it begins
+            "phase": after.phase,
         }
         if version in undone:
             entry["superseded_by"] = undone[version]

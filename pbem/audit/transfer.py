@@ -26,7 +26,7 @@ from typing import Any
 
 from sqlalchemy import Connection, text, update
 
-from pbem.audit.disclosure import may_read, metadata_public, overseer
+from pbem.audit.disclosure import may_read, metadata_public, overseer, own_metadata
 from pbem.escaping import UNSAFE
 from pbem.rules.branches import fold_log, superseded, walk
 from pbem.rules.core.draws import commitment
@@ -175,7 +175,7 @@ def export_records(
                                         superseded=rec.version in undone)
         if readable:
             line["payload"] = rec.payload
-        if readable and (complete or metadata_public(rec.metadata)):
+        if readable and (complete or metadata_public(rec.metadata) or own_metadata(viewer, rec.metadata, now)):
             line["metadata"] = rec.metadata
         if complete:
             line["dedupe_key"] = rec.dedupe_key

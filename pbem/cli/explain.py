@@ -17,19 +17,19 @@ from .output import say_json, say_lines
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: version, viewer, lines, cites.")
 @pass_ctx
 def explain(ctx: Context, game_id: str, version: int, viewer: str, as_json: bool) -> None:
-    """Explain the event at VERSION: its outcome, the order that started it, the numbers before it, the rule
-    clauses and the arithmetic."""
-    from pbem.audit.explain import explain as explain_event
+    """Explain the event at VERSION: its outcome, the order that started it (to the moderator and its sender: the
+    line as written and the mail it came in), the numbers before it, the rule clauses and the arithmetic."""
+    from pbem.service.origins import explained
     from pbem.service.projector import checked_log
 
-    with UnitOfWork(ctx.db) as uow:
+    with UnitOfWork(ctx.db) as uow:  # open while explaining: an older log's orders are looked up in the inbox
         if uow.games.get(game_id) is None:
             fail(f"there is no game called {game_id!r}")
         recorded = checked_log(uow, game_id)
-    try:
-        result = explain_event(game_id, recorded, version, viewer)
-    except ValueError as exc:
-        fail(str(exc))
+        try:
+            result = explained(uow, game_id, recorded, version, viewer)
+        except ValueError as exc:
+            fail(str(exc))
     if as_json:
         say_json(result.as_json(), indent=2)
         return

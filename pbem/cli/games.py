@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from pbem.audit.heads import SHOWN_HEAD_DIGITS, find_head, is_head, shown_in
 from pbem.store.unit_of_work import UnitOfWork
 
 from .context import Context, fail, now, pass_ctx
@@ -81,32 +82,24 @@ def submit(ctx: Context, game_id: str, who: str) -> None:
     sys.exit(0 if receipt.ok else 1)
 
 
-#: Hex digits of the chain head a letter shows ("game log chain head c982c37a85d6770a"): fewer is no proof.
-SHOWN_HEAD_DIGITS = 16
-
-
 def _verify_kept_head(ctx: Context, game_id: str, recorded: list, kept_head: str) -> None:
     """Find a chain head kept from a mail, as the mail shows it (its first 16 hex digits) or whole.
 
     Says which version it is and the first letter that showed it; a head the
     log does not hold means the log was cut short or rewritten since.
     """
-    kept = kept_head.strip().lower()
-    if not SHOWN_HEAD_DIGITS <= len(kept) <= 64 or any(c not in "0123456789abcdef" for c in kept):
+    if not is_head(kept_head):
         fail(f"--head takes a chain head as a letter shows it ({SHOWN_HEAD_DIGITS} hexadecimal digits) or the "
              f"whole hash (64); {kept_head.strip()[:80]!r} is neither")
-    found = [r.version for r in recorded if r.hash.startswith(kept)]
-    if not found:
-        say(f"head NOT FOUND: no event of this log has a hash beginning {kept}; the log was cut short or rewritten "
-            "after the mail that showed it")
+    found = find_head(recorded, kept_head)
+    if not found.versions:
+        say(found.text())
         sys.exit(1)
-    if len(found) > 1:
-        fail(f"{kept} begins the hash of versions {', '.join(map(str, found))}: give more of it")
-    at = found[0]
-    say(f"head ok: the hash you kept is version {at}; {len(recorded) - at} events were recorded after it")
+    if len(found.versions) > 1:
+        fail(found.text())
+    say(found.text())
     with UnitOfWork(ctx.db) as uow:
-        shown = [row for row in uow.outbox.list(game_id) if f"chain head {kept[:SHOWN_HEAD_DIGITS]}".encode() in
-                 bytes(row.raw).replace(b"=\r\n", b"")]  # (a quoted-printable soft break undone)
+        shown = [row for row in uow.outbox.list(game_id) if shown_in(bytes(row.raw), found.kept)]
     if shown:
         first = shown[0]
         say(f"shown in {len(shown)} letter{'s' if len(shown) != 1 else ''}, the first a {first.kind} to "

@@ -57,6 +57,7 @@ class InboundMail:
     automatic: Automatic | None = None  # an auto-reply or a bounce: never played, never answered
     quoted: tuple[str, ...] = ()  # the quoted lines, marks taken off (see order_text.Reply)
     unmarked: UnmarkedQuote | None = None  # an unmarked quote, to be read against the letter it copies
+    date: str = ""  # the Date header as the sender's client wrote it: what a dispute quotes back to him
 
 
 # --------------------------------------------------------------------------
@@ -507,6 +508,7 @@ def _parse_message(raw: bytes, max_bytes: int, null_return_path: bool, time: Rea
     references = [_unescape(i) for i in _message_ids(headers.raw_text("References"))]
 
     subject = _unescape(headers.text("Subject") or "")
+    date = _unescape(headers.text("Date") or "")
 
     acc = _Collected()
     if raw.lower().count(b"boundary=") > MAX_MIME_PARTS:
@@ -563,4 +565,5 @@ def _parse_message(raw: bytes, max_bytes: int, null_return_path: bool, time: Rea
         automatic=automatic,
         quoted=reply.quoted,
         unmarked=reply.unmarked,
+        date=date,
     )

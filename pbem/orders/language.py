@@ -41,6 +41,7 @@ from . import (
 )
 from . import press as press_orders
 from .grammar import Actor, LineError, Parser, name
+from .moments import ALL_PHASE_WORDS
 from .sign_offs import STOP_WORDS, bare, is_first_name, is_sign_off, one_edit_away
 
 
@@ -87,10 +88,12 @@ for _module in VERB_MODULES:
 CANONICAL[press_orders.SendPress] = press_orders.canonical
 HELP_VERBS = ("HELP", "?")
 #: Questions any player may ask; written whole (ORDERS is not ORDER), answered by the service.
-QUERY_VERBS = ("STATUS", "ORDERS", "HAND", "BOARD", "HISTORY", "MAP", "EXPLAIN")
+#: Words a question may take beside numbers and names: a turn, a phase ("HISTORY turn 3 movement").
+MOMENT_WORDS = ALL_PHASE_WORDS | {"turn", "before", "to"}
+QUERY_VERBS = ("STATUS", "ORDERS", "HAND", "BOARD", "HISTORY", "MAP", "EXPLAIN", "VERIFY")
 #: Orders that must be written whole: their beginnings are everyday words ("See my answers below", "Roll on
 #: Friday"), and what they do (tell the seed, take the game back) must never be guessed from a word of prose.
-WHOLE_VERBS = ("SEED", "ROLLBACK")
+WHOLE_VERBS = ("SEED", "ROLLBACK", "CONFIRM")
 
 
 #: No verb is longer; a longer first word is no order, and is not compared with every verb.
@@ -314,14 +317,20 @@ def _would_be_order(line: str) -> bool:
     return (head in VERBS or head in QUERY_VERBS) and not (len(line.split()) == 1 and is_first_name(head))
 
 
+def _head_like(word: str) -> bool:
+    """A chain head as letters show it (16 hex digits, or up to the whole 64): VERIFY's argument."""
+    return 16 <= len(word) <= 64 and all(c in "0123456789abcdefABCDEF" for c in word)
+
+
 def _query_arguments(rest: str, state: GameState) -> bool:
     """Whether what follows a query word is its arguments (numbers, players' and nations' names), not prose.
 
-    "HISTORY 20", "EXPLAIN 431" are questions; "Orders in the block below."
+    "HISTORY 20", "EXPLAIN 431", "HISTORY turn 3 movement Egypt" are questions; "Orders in the block below."
     is a sentence that happens to begin with one.
     """
     known = {p.name.upper() for p in state.players} | {p.nation.upper() for p in state.players if p.nation}
-    return all(word.isdigit() or word.upper() in known for word in (bare(w) for w in rest.split()))
+    return all(word.isdigit() or word.upper() in known or word.lower() in MOMENT_WORDS or _head_like(word)
+               for word in (bare(w) for w in rest.split()))
 
 
 def _lone_word(line: str, notes: list[str]) -> str | None:

@@ -7,6 +7,7 @@ every player's report tells, so nobody wonders why a deadline moved.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from pbem.rules.core.commands import (
@@ -23,6 +24,7 @@ from pbem.rules.core.state import GameState
 from pbem.rules.table import kicked, observers
 
 from .grammar import Actor, LineError, Parser, name
+from .moments import Moment, read_moment
 
 #: How deadlines are written in the log (the service's scheduler writes them so).
 DEADLINE_FORMAT = "%Y-%m-%d %H:%M UTC"
@@ -97,7 +99,14 @@ def _replace(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Rep
     if any(p.name.lower() == name_.lower() and p.id != player_id for p in state.players):
         raise LineError(f"{name_} already plays in this game: give the newcomer another name")
     reason = rest[newcomer.end():]
-    return ReplacePlayer(player_id, name_, _reason(reason, "REPLACE ... WITH <name> <email>"), newcomer["email"].lower())
+    return ReplacePlayer(player_id, name_, _reason(reason, "REPLACE ... WITH <name> <email>"), newcomer["email"].lower(),
+                         seat=_named(state, player_id))
+
+
+def _named(state: GameState, player_id: int) -> str:
+    """A seat as the acknowledgement names it: its nation, or its player's name before he chose one."""
+    player = state.player(player_id)
+    return player.nation or player.name
 
 
 def _seat(state: GameState, text: str) -> int:
@@ -119,7 +128,7 @@ def _seat_and_reason(state: GameState, rest: str) -> tuple[int, str]:
 def _kick(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Kick:
     _moderator_only(actor, "kick a player")
     player_id, reason = _seat_and_reason(state, rest)
-    return Kick(player_id, _reason(reason, "KICK <nation>"))
+    return Kick(player_id, _reason(reason, "KICK <nation>"), seat=_named(state, player_id))
 
 
 def _unkick(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Kick:
@@ -127,7 +136,7 @@ def _unkick(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Kick
     player_id, reason = _seat_and_reason(state, rest)
     if player_id not in kicked(state):
         raise LineError("that nation was not kicked: nobody plays it by defaults")
-    return Kick(player_id, " ".join(reason.split())[:300] or "back at the table", lift=True)
+    return Kick(player_id, " ".join(reason.split())[:300] or "back at the table", lift=True, seat=_named(state, player_id))
 
 
 def _observer(state: GameState, rest: str, status: str | None) -> tuple[int, str]:
@@ -160,11 +169,39 @@ def _deny(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Dismis
 
 
 def _rollback(state: GameState, actor: Actor, rest: str, notes: list[str]) -> RollBack:
+    """``ROLLBACK <moment> [CONFIRM] <reason>``: a moment as `moments.read_moment` reads it.
+
+    Without CONFIRM the service answers with what the rollback would change and applies nothing: the
+    moderator then replies CONFIRM (or sends the line again with CONFIRM after the moment).
+    """
     _moderator_only(actor, "roll the game back")
-    words = rest.split(None, 1)
-    if not words or not words[0].isdigit():
-        raise LineError("write ROLLBACK <version> <reason>: the version the game goes back to, as `pbem log` numbers it")
-    return RollBack(int(words[0]), _reason(words[1] if len(words) > 1 else "", "ROLLBACK <version>"))
+    read = read_moment(rest.split())
+    if read is None:
+        raise LineError("write ROLLBACK <version> <reason>, ROLLBACK BEFORE <version> <reason> or "
+                        "ROLLBACK TO turn <n> [phase] <reason>: HISTORY numbers the versions")
+    moment, words = read
+    confirmed = bool(words) and words[0].upper().rstrip(":,") == "CONFIRM"
+    reason = _reason(" ".join(words[confirmed:]), "ROLLBACK <version>")
+    return RollBack(moment.version or 0, reason, before=moment.before, turn=moment.turn, phase=moment.phase,
+                    confirmed=confirmed)
+
+
+@dataclass(frozen=True)
+class Confirm:
+    """CONFIRM: apply the rollback the moderator's latest preview showed (the service finds it)."""
+
+
+def _confirm(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Confirm:
+    _moderator_only(actor, "confirm a rollback")
+    if rest.strip() and rest.strip().upper() != "ROLLBACK":
+        raise LineError("CONFIRM takes nothing after it: it applies the rollback your latest preview showed")
+    return Confirm()
+
+
+def rollback_text(c: RollBack) -> str:
+    """The rollback as an order line: how the moderator named its moment, and the reason."""
+    moment = Moment(c.to or None, c.before, c.turn, c.phase)
+    return f"ROLLBACK {moment.text()} {c.reason}"
 
 
 def _seed(state: GameState, actor: Actor, rest: str, notes: list[str]) -> RevealSeed:
@@ -178,7 +215,8 @@ def _seed(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Reveal
 VERBS: dict[str, tuple[Parser, str]] = {
     "DEADLINE": (_deadline, "DEADLINE [reason]  (moderator: apply defaults for missing orders now)"),
     "PAUSE": (_pause, "PAUSE <reason>  (moderator: no deadline passes until RESUME)"),
-    "RESUME": (_resume, "RESUME [reason]  (moderator: a fresh deadline starts)"),
+    "RESUME": (_resume, "RESUME [reason]  (moderator: the clock runs again; the deadline is the later of the running one "
+                        "and a fresh one)"),
     "EXTEND": (_extend, "EXTEND <hours> <reason>  (moderator: move the deadline)"),
     "ANNOUNCE": (_announce, "ANNOUNCE <text>  (moderator: told to every player)"),
     "REPLACE": (_replace, "REPLACE <nation> WITH <name> <email> <reason>  (moderator: hand a seat to someone new)"),
@@ -186,7 +224,9 @@ VERBS: dict[str, tuple[Parser, str]] = {
     "UNKICK": (_unkick, "UNKICK <nation> [reason]  (moderator: the player gives its orders again)"),
     "APPROVE": (_approve, "APPROVE <observer>  (moderator: let someone who asked watch the game)"),
     "DENY": (_deny, "DENY <observer> [reason]  (moderator: turn a request away, or end an observer's watch)"),
-    "ROLLBACK": (_rollback, "ROLLBACK <version> <reason>  (moderator: take the game back; later events are kept, superseded)"),
+    "ROLLBACK": (_rollback, "ROLLBACK <version>|BEFORE <version>|TO turn <n> [phase] <reason>  (moderator: take the game "
+                 "back, after a preview you CONFIRM; later events are kept, superseded)"),
+    "CONFIRM": (_confirm, "CONFIRM  (moderator: apply the rollback your latest preview showed)"),
     "SEED": (_seed, "SEED  (moderator: be told the secret seed; every player learns that you asked)"),
 }
 
@@ -197,8 +237,13 @@ def _canonical(c: Moderate) -> str:
     return f"{c.action.upper()} {c.reason}"
 
 
+def _seat_named(c: Kick | ReplacePlayer) -> str:
+    """The seat as the order named it; ``player N`` only for a command made from a recorded event (no name kept)."""
+    return c.seat or f"player {c.player_id}"
+
+
 def _canonical_kick(c: Kick) -> str:
-    return f"{'UNKICK' if c.lift else 'KICK'} player {c.player_id} {c.reason}"
+    return f"{'UNKICK' if c.lift else 'KICK'} {_seat_named(c)} {c.reason}"
 
 
 CANONICAL = {
@@ -207,7 +252,8 @@ CANONICAL = {
     AdmitObserver: lambda c: f"APPROVE {c.observer}",
     DismissObserver: lambda c: f"DENY {c.observer} {c.reason}".rstrip(),
     Moderate: _canonical,
-    ReplacePlayer: lambda c: f"REPLACE player {c.player_id} WITH {c.name} {c.email} {c.reason}",
-    RollBack: lambda c: f"ROLLBACK {c.to} {c.reason}",
+    ReplacePlayer: lambda c: f"REPLACE {_seat_named(c)} WITH {c.name} {c.email} {c.reason}",
+    RollBack: rollback_text,
+    Confirm: lambda c: "CONFIRM",
     RevealSeed: lambda c: "SEED",
 }

@@ -1,4 +1,4 @@
-"""The board of one game as a picture: an SVG map of the Mediterranean, and a PNG of it.
+"""The board of one game as an SVG map of the Mediterranean (the PNG for letters is `pbem.picture.raster`).
 
 Why it looks as it does: players know the board as a map, so the areas are
 regions of real coasts (``data/layout.json``, made from real geography by
@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
-
-import cairosvg
 
 from pbem.escaping import escape_controls
 from pbem.picture.layout import Layout, crop, load_layout
@@ -64,9 +62,24 @@ def board_svg(state: GameState, viewer: str = "observer") -> str:
     return escape_controls("".join(parts))
 
 
-def board_png(state: GameState, viewer: str = "observer", width: int | None = None) -> bytes:
-    """The same picture as a PNG image (cairosvg), ``width`` pixels wide if given (a letter wants a small one)."""
-    return cairosvg.svg2png(bytestring=board_svg(state, viewer).encode("utf-8"), output_width=width)
+def map_svg(board: dict[str, Area], in_play: frozenset[str], box: tuple[float, float, float, float],
+            width: int) -> str:
+    """The map alone (sea, areas, names and marks, no pieces, no legend) of the part ``box``, ``width`` pixels wide.
+
+    The same layers as `board_svg`, so the PNG's map looks like the SVG's; it depends only on which areas are in
+    play and on the part shown, so `pbem.picture.raster` draws it once and puts each state's pieces on it. Areas
+    wholly outside ``box`` are left out: they would not show, and drawing them is most of the cost.
+    """
+    layout = load_layout()
+    x, y, w, h = box
+    shown = {name for name, shape in layout.areas.items()
+             if shape.bbox[0] < x + w and shape.bbox[2] > x and shape.bbox[1] < y + h and shape.bbox[3] > y}
+    part = Layout(layout.view_box, {n: s for n, s in layout.areas.items() if n in shown}, layout.outside,
+                  layout.seas, layout.touching)
+    head = (f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+            f'viewBox="{x} {y} {w} {h}" width="{width}" height="{round(width * h / w)}" font-family="{FONT}">')
+    return "".join([head, _defs(), _sea(box), _land(part, board, set(in_play)), _seas(layout, box),
+                    _labels(part, board, set(in_play)), "</svg>\n"])
 
 
 def _head(box: tuple[float, float, float, float], seen: dict[str, Any]) -> str:

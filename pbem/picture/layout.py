@@ -69,3 +69,23 @@ def crop(layout: Layout, names: set[str], margin: float = 18.0) -> Box:
     x1 = min(x + w, max(b[2] for b in boxes) + margin)
     y1 = min(y + h, max(b[3] for b in boxes) + margin)
     return (round(x0, 1), round(y0, 1), round(x1 - x0, 1), round(y1 - y0, 1))
+
+
+@lru_cache(maxsize=256)
+def rings(path: str) -> tuple[tuple[Point, ...], ...]:
+    """The closed rings of a layout path (``M x y`` then relative ``l`` steps, ``z``), as absolute points.
+
+    Why: the PNG draws the outline of a highlighted area itself, on the map drawn once, so it needs the
+    points rather than the path text; the layout writes only these three commands (tools/board_layout.py).
+    """
+    out = []
+    for ring in path.split("M")[1:]:
+        body = ring.replace("z", " ").replace("l", " ").split()
+        values = [float(v) for v in body]
+        x, y = values[0], values[1]
+        points = [(x, y)]
+        for dx, dy in zip(values[2::2], values[3::2]):
+            x, y = x + dx, y + dy
+            points.append((x, y))
+        out.append(tuple(points))
+    return tuple(out)

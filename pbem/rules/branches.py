@@ -51,10 +51,37 @@ def resting(events: Sequence[Event], version: int) -> bool:
     return version == len(events) or is_input(events[version])
 
 
-def roll_back(events: Sequence[Event], command: RollBack) -> list[Event]:
+def rollback_target(game_id: str, events: Sequence[Event], command: RollBack) -> int:
+    """The version ``command`` names: ``to`` itself; the version the game waited at just before the order that
+    began the batch holding ``to`` (``before``); or where ``turn`` (and ``phase``) began, the first version of
+    it the game waited at on the branch that counts. A Rejection says why a moment names no version.
+    """
+    if command.turn is None:
+        if not command.before:
+            return command.to
+        if not 1 <= command.to <= len(events):
+            raise Rejection(f"version {command.to} is not in the log (versions 1 to {len(events)})", LOG_CLAUSE)
+        undone = superseded(events)
+        if command.to in undone:
+            raise Rejection(f"version {command.to} was already undone by the rollback at version {undone[command.to]}",
+                            LOG_CLAUSE)
+        start = next((v for v in range(command.to, 0, -1) if is_input(events[v - 1])), 1)
+        return start - 1
+    undone = superseded(events)
+    named = f"turn {command.turn}" + (f", {command.phase}" if command.phase else "")
+    for version, _before, _event, after in walk(game_id, events):
+        if version in undone or not resting(events, version) or version == len(events):
+            continue
+        if after.turn == command.turn and (command.phase is None or after.phase == command.phase):
+            return version
+    raise Rejection(f"the game never waited for an order in {named} on the branch that counts: "
+                    "name a version instead (HISTORY shows them)", LOG_CLAUSE)
+
+
+def roll_back(events: Sequence[Event], command: RollBack, game_id: str = "") -> list[Event]:
     """The rollback event for ``command`` on this log, or a Rejection saying why that version cannot be gone back to."""
     head = len(events)
-    to = command.to
+    to = rollback_target(game_id, events, command)
     if not 1 <= to < head:
         raise Rejection(f"version {to} is not before the head of the log (version {head})", LOG_CLAUSE)
     undone = superseded(events)
@@ -63,7 +90,8 @@ def roll_back(events: Sequence[Event], command: RollBack) -> list[Event]:
     if not resting(events, to):
         raise Rejection(
             f"version {to} falls inside the outcomes of one order; go back to a version where the game waited "
-            "for an order (the version before an order, shown by `pbem log`)",
+            "for an order (the version just before an order: HISTORY and `pbem log` number them, and "
+            "ROLLBACK BEFORE <version> finds it)",
             LOG_CLAUSE,
         )
     if any(e.type == "SeedRevealed" and e.data["to"] == "everyone" for e in events):

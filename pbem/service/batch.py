@@ -117,7 +117,7 @@ class Batch:
         self, command: Command, *, actor: str, source: str, dedupe: str | None = None, note: dict | None = None
     ) -> list[Event]:
         if isinstance(command, RollBack):
-            return self._roll_back(command, actor=actor, source=source, dedupe=dedupe)
+            return self._roll_back(command, actor=actor, source=source, dedupe=dedupe, note=note)
         if isinstance(command, RevealSeed) and not command.seed:  # the order names no seed: the server holds it
             command = RevealSeed(self.seed, command.to)
         events = rules.decide(self.state, command, self.draws)
@@ -125,12 +125,14 @@ class Batch:
         return events
 
 
-    def _roll_back(self, command: RollBack, *, actor: str, source: str, dedupe: str | None) -> list[Event]:
+    def _roll_back(
+        self, command: RollBack, *, actor: str, source: str, dedupe: str | None, note: dict | None = None
+    ) -> list[Event]:
         """Record a rollback, decided against the whole log, and mark what it supersedes (the column is an index)."""
         game_id = self.state.game_id
-        events = roll_back(readable(self.uow.events.read(game_id)), command)
-        self.record(events, actor=actor, source=source, dedupe=dedupe)
-        self.uow.events.mark_superseded(game_id, command.to, self.state.version - 1, self.state.version)
+        events = roll_back(readable(self.uow.events.read(game_id)), command, game_id)
+        self.record(events, actor=actor, source=source, dedupe=dedupe, note=note)
+        self.uow.events.mark_superseded(game_id, events[0].data["to"], self.state.version - 1, self.state.version)
         return events
 
 

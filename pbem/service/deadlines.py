@@ -28,6 +28,7 @@ from .batch import (
     sync_nations,
 )
 from .letters import Letters
+from .moderation import resend_prompts, tell
 from .projector import IMPORTED, DamagedLog
 from .settings import Settings
 from .steps import after_change
@@ -121,7 +122,8 @@ def _extend_for_absence(uow: UnitOfWork, batch: Batch, game, settings: Settings,
         )
         letters = letters_for(uow, settings, game, now)
         text = f"The deadline was extended by {hours} hours, to {new_due}: {reason}."
-        letters.announce(batch.state, text, f"absence:{state.game_id}:{batch.state.version}", moderator=game.moderator_email)
+        tell(batch, letters, state, moderator=game.moderator_email, said=text)
+        resend_prompts(batch, letters, state)  # the letter a player answers carries the deadline that holds
         return True
     return False
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from pbem.audit.explain.origin import KEPT_KEY
 from pbem.orders.language import Actor, parse_orders
 from pbem.rules import engine as rules
 from pbem.rules import table
@@ -71,7 +72,8 @@ def _play(batch: Batch, letters: Letters, player_id: int) -> None:
             refused.append((text, line.error if line is not None and line.error else "not an order now"))
             continue
         try:
-            batch.decide(line.command, actor=f"player:{player_id}", source="kept")
+            # KEPT_KEY: explain finds the OrdersQueued that kept this text, and the mail it came in (origins)
+            batch.decide(line.command, actor=f"player:{player_id}", source="kept", note={KEPT_KEY: text})
         except NotYourTurn:
             kept.append(text)
         except Rejection as exc:

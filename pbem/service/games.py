@@ -11,21 +11,20 @@ import re
 import secrets as secrets_module
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 
 from sqlalchemy import Engine
 
 from pbem.mail.tokens import game_address, moderator_secret
 from pbem.orders.language import Actor, Orders, Written, parse_orders
+from pbem.orders.moderator import Confirm, rollback_text
 from pbem.rules import engine as rules
 from pbem.rules import table
 from pbem.rules.core.commands import (
     QueueOrders,
-    ReplacePlayer,
     RevealSeed,
     RollBack,
-    SetDeadline,
 )
 from pbem.rules.core.draws import Draws, commitment
 from pbem.rules.core.rejection import NotYourTurn, Rejection
@@ -35,10 +34,8 @@ from pbem.store.unit_of_work import UnitOfWork
 
 from . import intent
 from .batch import (
-    DEADLINE_FORMAT,
     Batch,
     GameError,
-    deadline_hours,
     letters_for,
     open_game,
     retrying,
@@ -46,13 +43,19 @@ from .batch import (
 )
 from .choices import what_became
 from .letters import Letters
+from .moderation import deadline_on_resume, resend_prompts
+from .moderation import tell as tell_moderated
+from .moderation import welcome as welcome_moderator
 from .observers import tell_observers
+from .origins import Letter, Said
 from .pictures import board_picture
 from .press_replies import PressReply, as_press, sent_press
 from .projector import load_state
 from .queries import answer as queries_answer
-from .rollback import after_rollback, rolled_back
+from .queries import question_gist
+from .rollback import PREVIEW_HEADLINE, PREVIEW_SUBJECT, after_rollback, preview, previewed, rolled_back
 from .screening import absences_ahead, newcomers_allowed, press_allowed
+from .seats import hand_over
 from .settings import Settings
 from .steps import after_change, announce, play_kept, reveal_at_end, set_deadline
 
@@ -152,9 +155,10 @@ def create_game(
                 uow.players.set_nation(player.id, player.nation)
         letters = letters_for(uow, settings, game, now)
         letters.start(batch.state, batch.chain_head, player_secrets)
-        if game.moderator_email != settings.sender:
-            letters.moderator_start(batch.state, game.moderator_email, moderator_secret(bytes.fromhex(game.reply_secret), game_id))
         after_change(batch, letters, game, settings, before)
+        if game.moderator_email != settings.sender:  # after the deadline is set: his first letter names it
+            welcome_moderator(letters, batch.state, game.moderator_email,
+                              moderator_secret(bytes.fromhex(game.reply_secret), game_id))
         return batch.state
 
     return retrying(db, work)
@@ -217,8 +221,10 @@ class Receipt:
 
 
 def _on_file(state: GameState, player: Player | None) -> list[str]:
-    if player is None:
-        return [f"{who}: {p.question}" for who, p in rules.pending(state).items()]
+    if player is None:  # the moderator: who is asked, for what, in a line each
+        return [f"Asked now: {asked.name} ({asked.nation or 'no nation yet'}): {question_gist(p.question)}"
+                for p in rules.pending(state).values() for asked in [state.player(p.player_id)]] or [
+                "Nobody is asked for orders now."]
     out = []
     if player.nation:
         out.append(f"You play {player.nation}.")
@@ -252,6 +258,7 @@ def take_orders(
     quoted_orders: Sequence[str] = (),
     ack_key: str | None = None,
     press_reply: PressReply | None = None,
+    letter: Letter | None = None,
 ) -> Receipt:
     """Parse and decide every order of one message; record, acknowledge and prompt.
 
@@ -263,6 +270,8 @@ def take_orders(
     acknowledgement; prose a client rewrapped there is no attempt and no error.
     ``press_reply``: the message came to a press letter's reply address; with
     no order in it, it is relayed as press (pbem.service.press_replies).
+    ``letter``: the mail's Subject and Date, noted with each order beside the
+    line as written (`origins`), for the dispute that quotes it back.
 
     A message is one intent (`intent`): when a line of it is refused, its
     orders that would close the player's step are held, and the
@@ -272,6 +281,7 @@ def take_orders(
     before = batch.state
     player = batch.state.player(actor.player_id) if actor.player_id is not None else None
     label = (f"{player.name} ({player.nation})" if player.nation else player.name) if player else "moderator"
+    address_of_sender = recipient or (uow.players.by_id(player.id).email if player else game.moderator_email)
     receipt = Receipt(game_id, label, notes=list(notes))
     orders = press_allowed(parse_orders(text, batch.state, actor), (game.options or {}).get("press", "on"))
     orders = newcomers_allowed(uow, game_id, batch.state, orders)
@@ -288,6 +298,7 @@ def take_orders(
     held: list[tuple[int, object]] = []  # orders that close a step, not played because a line of the message was refused
     whole_refused = _whole_refused(batch, orders) if intent.policy(game.options) == "hold" and out is None else None
     whole = whole_refused is not None
+    said = Said.of(text, quoted_orders, letter)  # each order is recorded with its line as written (origins)
     closed_here = False  # an order of this message closed the player's step
 
     def attempt(number: int, line, final: bool = False) -> Rejection | None:
@@ -303,8 +314,10 @@ def take_orders(
             if not final and isinstance(line.command, intent.CLOSING) and _refusal(line.command, number):
                 held.append((number, line))
                 return None
+            note = said.note(line, quoted=number >= main)
             if isinstance(line.command, (RollBack, RevealSeed)):
-                batch.decide(line.command, actor=who, source=source, dedupe=f"{message_id}#{number}" if message_id else None)
+                batch.decide(line.command, actor=who, source=source, dedupe=f"{message_id}#{number}" if message_id else None,
+                             note=note)
             else:
                 events, after = intent.try_order(batch.state, line.command, batch.draws)
                 if intent.closes_step(batch.state, after, line.command):
@@ -313,7 +326,8 @@ def take_orders(
                         return None
                     closed_here = True
                 told = what_became(batch.state, events, _viewer_of(player))  # a list of choices: what was used
-                batch.record(events, actor=who, source=source, dedupe=f"{message_id}#{number}" if message_id else None)
+                batch.record(events, actor=who, source=source, dedupe=f"{message_id}#{number}" if message_id else None,
+                             note=note)
         except Rejection as exc:
             return exc
         receipt.accepted.append(line.canonical + (f"  ({'; '.join(line.notes)})" if line.notes else ""))
@@ -332,6 +346,7 @@ def take_orders(
         return bool(intent.foresee(after, batch.draws, rest, closed_here=True))
 
     refused: dict[int, tuple[object, Rejection]] = {}
+    previews = 0
     took_from_quote = False
     queries = []
     early: list = []  # lines sent before the player's turn, and every game order after the first of them
@@ -358,6 +373,18 @@ def take_orders(
             took_from_quote = took_from_quote or exc is None
             if exc is not None:
                 receipt.notes.append(_quoted_note(line.text, str(exc)))
+        elif isinstance(line.command, (Confirm, RollBack)) and not whole and not (
+                isinstance(line.command, RollBack) and line.command.confirmed):
+            try:  # ROLLBACK is first previewed; CONFIRM applies the latest preview (`rollback`)
+                if isinstance(line.command, RollBack):
+                    receipt.help.append(preview(batch, line.command))
+                    previews += 1
+                else:
+                    confirmed = previewed(batch, address_of_sender)
+                    if (exc := attempt(number, replace(line, command=confirmed, canonical=rollback_text(confirmed)))):
+                        refused[number] = (line, exc)
+            except Rejection as exc:
+                refused[number] = (line, exc)
         elif early and not _table_order(line.command) and not whole:
             early.append(line)
         elif (exc := attempt(number, line)) is not None:
@@ -382,13 +409,16 @@ def take_orders(
         held += [(-1, line) for line in early if isinstance(line.command, intent.CLOSING)]
         early = [line for line in early if not isinstance(line.command, intent.CLOSING)]
         second_halt = False
+    if previews and not receipt.errors and not held and not whole:
+        receipt.subject, receipt.headline = PREVIEW_SUBJECT, PREVIEW_HEADLINE
     if held or whole:
         notes = [intent.Held(line.number, line.canonical, n >= main) for n, line in held]
         receipt.subject, receipt.headline = intent.headline([e["line"] for e in receipt.errors], notes, whole)
         receipt.notes[:0] = [_quoted_note(h.order, "a line of your message was refused") for h in notes if h.quoted]
     if early and player is not None:
         kept = tuple(line.canonical for line in early)
-        batch.decide(QueueOrders(player.id, kept), actor=who, source=source, dedupe=f"{message_id}#kept" if message_id else None)
+        batch.decide(QueueOrders(player.id, kept), actor=who, source=source, dedupe=f"{message_id}#kept" if message_id else None,
+                     note=said.kept_note(early))
         receipt.accepted.extend(f"{line}  (kept: played when your turn comes, if still legal)" for line in kept)
         receipt.notes.append(
             "It is not your turn yet: the orders marked kept wait for it and are played then, in the order you wrote "
@@ -398,21 +428,16 @@ def take_orders(
             receipt.notes.insert(0, "Your ship step (3a) is over. The second HALT is kept for your movement (3b) and "
                                  "played when your turn to move comes: you make no moves this turn.")
     letters = letters_for(uow, settings, game, now)
-    moderated = [e for e in batch.events if e.type == "Moderated"]
-    if any(e.data["action"] == "resume" for e in moderated):  # a fresh deadline: the pause may have eaten the old one
-        due = (now + timedelta(hours=deadline_hours(game, settings, batch.state.phase))).strftime(DEADLINE_FORMAT)
-        batch.decide(SetDeadline(due), actor="clock", source="scheduler")
-    _hand_over(uow, batch, letters, before, orders)
+    deadline_on_resume(batch, game, settings)  # the later of the running deadline and a fresh one (moderation)
+    hand_over(batch, letters, before, orders)  # REPLACE: the newcomer's letters, the table told (seats)
     for i, event in enumerate(e for e in batch.events if e.type == "AbsenceNoted"):
         text = rules.describe_event(batch.state, event, "observer") or ""
-        letters.announce(batch.state, text, f"absence:{batch.state.version}:{i}", moderator=game.moderator_email)
+        away = batch.state.player(event.data["player"])
+        title = f"{away.nation or away.name} will be away" if event.data["from"] else f"{away.nation or away.name} is back"
+        letters.announce(batch.state, text, f"absence:{batch.state.version}:{i}", moderator=game.moderator_email, title=title)
     for i, (event, version) in enumerate(sent_press(batch.events, before.version)):
         letters.press(batch.state, event, f"press:{batch.state.game_id}:{batch.state.version}:{i}", version)
-    told = [e for e in batch.events if e.type in ("Moderated", "PlayerKicked", "KickLifted")]
-    for i, event in enumerate(told):
-        text = rules.describe_event(before, event, "observer") or ""
-        letters.announce(batch.state, text, f"moderated:{batch.state.game_id}:{batch.state.version}:{i}")
-    _tell_moderated_orders(batch, letters, before, on_behalf)
+    tell_moderated(batch, letters, before)
     watchers = [e for e in batch.events if e.type in ("ObserverJoined", "ObserverLeft")]
     tell_observers(batch, letters, watchers, game_address(game_id, settings.domain, settings.local_part))
     rolled = rolled_back(batch)
@@ -421,6 +446,7 @@ def take_orders(
     elif batch.events:
         play_kept(batch, letters, before)
         set_deadline(batch, game, settings, before)
+    _tell_moderated_orders(batch, letters, before, on_behalf)  # after the deadline is set: the letter names the next one
     reveal_at_end(batch)
     receipt.on_file = _on_file(batch.state, batch.state.player(player.id) if player else None)
     if receipt.headline:  # held orders: the step is open, whatever the engine asks at this moment
@@ -429,7 +455,7 @@ def take_orders(
     receipt.deadline = batch.state.deadline
     me = batch.state.player(player.id) if player else None
     receipt.help.extend(queries_answer(uow, batch.state, me, verb, rest, receipt.on_file) for verb, rest in queries)
-    address = recipient or (uow.players.by_id(player.id).email if player else game.moderator_email)
+    address = address_of_sender
     letters.acknowledge(
         batch.state,
         player,
@@ -450,6 +476,7 @@ def take_orders(
     )
     if batch.events and not rolled:
         announce(batch, letters, before)
+        resend_prompts(batch, letters, before)  # a moved deadline: every open prompt again, with its new due time
     return receipt
 
 
@@ -457,7 +484,7 @@ def _tell_moderated_orders(batch: Batch, letters: Letters, before: GameState, on
     """A player whose orders the moderator gave (FOR), or whose step he ended (DEADLINE), hears what was done."""
     for i, (player_id, order) in enumerate(on_behalf):
         player = batch.state.player(player_id)
-        letters.notice(batch.uow.players.by_id(player_id).email, batch.state.game_id, "From the moderator",
+        letters.notice(batch.uow.players.by_id(player_id).email, batch.state.game_id, "The moderator gave an order for you",
                        [f"The moderator gave this order for you: {order}"],
                        f"for:{batch.state.game_id}:{batch.state.version}:{i}", reply_to=letters.reply_to(batch.state, player))
     ended = next((e for e in batch.events if e.type == "DeadlinePassed" and e.data.get("by") == "moderator"), None)
@@ -466,9 +493,11 @@ def _tell_moderated_orders(batch: Batch, letters: Letters, before: GameState, on
     why = f": {ended.data['reason']}" if ended.data.get("reason") else ""
     for prompt in rules.pending(before).values():
         player = batch.state.player(prompt.player_id)
-        letters.notice(batch.uow.players.by_id(player.id).email, batch.state.game_id, "From the moderator", [
+        shown = letters.deadline_for(batch.state, player.id)[0]
+        letters.notice(batch.uow.players.by_id(player.id).email, batch.state.game_id, "The moderator ended this step", [
             f"The moderator ended this step now{why}. What was asked of you ({prompt.question}) was played by "
             f"its default: {prompt.default}.",
+            f"The next deadline: {shown}; whoever is asked gets a prompt with it." if shown else "No deadline runs now.",
         ], f"deadline:{batch.state.game_id}:{batch.state.version}:{player.id}", reply_to=letters.reply_to(batch.state, player))
 
 
@@ -495,29 +524,6 @@ def _viewer_of(player: Player | None) -> str:
 def _table_order(command: object) -> bool:
     """An order about the table (press, a time zone, an absence), never kept for a turn: it is played at once."""
     return type(command) in table.RULES.decide
-
-
-def _hand_over(uow: UnitOfWork, batch: Batch, letters: Letters, before: GameState, orders: Orders) -> None:
-    """A seat handed to someone new (REPLACE): his address and SECRET on record, his start letter, the table told."""
-    asked = {line.command.player_id: line.command for line in orders.lines if isinstance(line.command, ReplacePlayer)}
-    for i, event in enumerate(e for e in batch.events if e.type == "PlayerReplaced"):
-        command = asked.get(event.data["player"])
-        if command is None or not command.email:
-            continue
-        secret = secrets_module.token_urlsafe(6)
-        old_address = uow.players.by_id(command.player_id).email
-        uow.players.hand_over(command.player_id, command.name, command.email, secret)
-        letters.start(batch.state, batch.chain_head, {command.player_id: secret})
-        asked_before = rules.pending(before)
-        for who, prompt in rules.pending(batch.state).items():  # the seat is asked now: the newcomer gets the prompt
-            if prompt.player_id == command.player_id and who in asked_before:  # (under a new key, it goes with the rest)
-                letters.prompt(batch.state, prompt, batch.chain_head)
-        text = rules.describe_event(before, event, "observer") or ""
-        letters.announce(batch.state, text, f"replaced:{batch.state.game_id}:{batch.state.version}:{i}")
-        if old_address != command.email:  # the player who leaves hears it too, at the address he played from
-            letters.notice(old_address, batch.state.game_id, "From the moderator", [
-                text, "Your reply address and SECRET for this game no longer work. Thank you for playing.",
-            ], f"replaced-old:{batch.state.game_id}:{batch.state.version}:{i}")
 
 
 def resolve_actor(uow: UnitOfWork, game_id: str, who: str) -> Actor:

@@ -49,8 +49,10 @@ from .bounces import record_bounce
 from .games import take_orders
 from .letters import Letters
 from .observers import handle_observer_mail, observer_verb
+from .origins import Letter
 from .press_replies import PressReply, relay_text
 from .projector import load_state
+from .seats import answer_former_player
 from .senders import Senders
 from .settings import Settings
 
@@ -239,7 +241,7 @@ def _handle(uow: UnitOfWork, settings: Settings, row, reading: Reading, now: dat
         take_orders(
             uow, settings, game_id, Actor(moderator=True), reading.written, now=now, source=mail_source(key), message_id=key,
             in_reply_to=mail.message_id, recipient=game.moderator_email, notes=list(mail.problems),
-            origin=moderator if isinstance(moderator, str) else "",
+            origin=moderator if isinstance(moderator, str) else "", letter=Letter(mail.subject, mail.date),
         )
         sync_nations(uow, game_id)
         return Outcome("done", "orders from the moderator", game_id)
@@ -266,6 +268,8 @@ def _handle(uow: UnitOfWork, settings: Settings, row, reading: Reading, now: dat
         player = next((p for p in candidates if uow.players.verify_secret(p.id, reading.secret)), None)
     if player is None and token_player is None and reading.observer:
         return Outcome("done", handle_observer_mail(uow, settings, mail, game_id, now, key, reading.observer), game_id)
+    if player is None and not by_sender and answer_former_player(uow, letters, game_id, mail.from_addr, mail.message_id, key):
+        return Outcome("rejected", f"{mail.from_addr} no longer plays in this game: told so, nothing applied", game_id)
     if player is None:
         recipients = {p.email for p in by_sender}
         reason = "the reply address did not verify" if forged_token else "it was not a reply to a prompt and had no SECRET line"
@@ -302,6 +306,7 @@ def _handle(uow: UnitOfWork, settings: Settings, row, reading: Reading, now: dat
         notes=list(mail.problems),
         origin=origin,
         press_reply=PressReply(press_version, relay_text(mail.body or "")) if press_version and token_player == player.id else None,
+        letter=Letter(mail.subject, mail.date),
     )
     sync_nations(uow, game_id)
     return Outcome("done", f"orders from player {player.id}", game_id)

@@ -180,37 +180,13 @@ class Letters:
         self.sent.append((kind, recipient))
         return message_id
 
-    def _deadline_for(self, state: GameState, player_id: int) -> tuple[str | None, str]:
+    def deadline_for(self, state: GameState, player_id: int) -> tuple[str | None, str]:
+        """(the deadline in force as a letter to this player shows it, as a subject shows it): his zone, UTC beside."""
         return _deadline_in(state.deadline, timezone_of(state, player_id))
 
     def moderator_reply_to(self, state: GameState) -> str:
         """The moderator's own reply address (player 0): replying to the server's mail gives moderator orders."""
         return reply_address(self.reply_key, state.game_id, MODERATOR, self.settings.domain, self.settings.local_part)
-
-    def moderator_start(self, state: GameState, recipient: str, secret: str) -> None:
-        """The moderator's first letter: what he may do by mail, his SECRET, and his reply address."""
-        self.notice(
-            recipient,
-            state.game_id,
-            f"You moderate game {state.game_id}",
-            [
-                "Players: " + ", ".join(p.name for p in state.players) + ".",
-                "Reply to this mail (or to any mail the game sends you) with orders, one a line: "
-                "PAUSE <reason>, RESUME [reason], EXTEND <hours> <reason>, DEADLINE (end the step now, "
-                "defaults for missing orders), ANNOUNCE <text>, FOR <nation>: <order>, "
-                "REPLACE <nation> WITH <name> <email> <reason>, KICK <nation> <reason> (the nation plays by its "
-                "defaults), UNKICK <nation>, APPROVE <observer> and DENY <observer> [reason], "
-                "ROLLBACK <version> <reason> (take the game back to a version HISTORY shows; nothing is deleted), "
-                "SEED (be told the secret seed: every player learns you asked); "
-                "STATUS, BOARD, HISTORY and EXPLAIN <version> answer questions. Every action is told to the players "
-                "with your reason.",
-                f"From another address, or in a fresh mail to the game address, add the line: SECRET {secret}",
-                "docs/moderators.md explains each one.",
-            ],
-            f"moderator-start:{state.game_id}",
-            reply_to=self.moderator_reply_to(state),
-            first=True,
-        )
 
     def press(self, state: GameState, event: Event, purpose: str, version: int) -> None:
         """Deliver a press message at once to each of its readers, signed unless it is grey.
@@ -229,11 +205,13 @@ class Letters:
             lines = [text, invitation(state, data), "To write to others, use PRESS TO <nation> ... END."]
             self.notice(self._email(state, reader), state.game_id, title, lines, f"{purpose}:{reader.id}", reply_to=reply_to)
 
-    def announce(self, state: GameState, text: str, purpose: str, moderator: str | None = None) -> None:
+    def announce(self, state: GameState, text: str, purpose: str, moderator: str | None = None,
+                 title: str = "From the moderator") -> None:
         """Tell every player at once, in his own thread of the game; and the ``moderator`` (his address) when
-        the news is not his own doing (an absence, a deadline moved for one)."""
+        the news is not his own doing (an absence, a deadline moved for one). ``title``: the subject, which says
+        what happened, so a player reading his list of mail knows it."""
         for player in state.players:
-            self.notice(self._email(state, player), state.game_id, "From the moderator", [text], f"{purpose}:{player.id}",
+            self.notice(self._email(state, player), state.game_id, title, [text], f"{purpose}:{player.id}",
                         reply_to=self.reply_to(state, player))
         if moderator and moderator != self.settings.sender:
             self.notice(moderator, state.game_id, "For the moderator", [text], f"{purpose}:moderator",
@@ -265,8 +243,12 @@ class Letters:
             "due": _short_deadline(state.deadline),
         }
 
-    def start(self, state: GameState, chain_head: str, secrets: dict[int, str]) -> None:
-        """The first letter of the game to each player in ``secrets`` (all, or a replacement alone)."""
+    def start(self, state: GameState, chain_head: str, secrets: dict[int, str], seat: dict | None = None) -> None:
+        """The first letter of the game to each player in ``secrets`` (all, or a replacement alone).
+
+        ``seat``: for a replacement joining a game under way (pbem.service.seats), whose seat he took and why,
+        what is asked of him and his nation's position, which the letter tells first.
+        """
         for player in (p for p in state.players if p.id in secrets):
             self._post(
                 "start",
@@ -282,6 +264,7 @@ class Letters:
                     "reply_address": self.reply_to(state, player),
                     "secret": secrets[player.id],
                     "rules_help": list(HELP_LINES),
+                    "seat": seat,
                 },
                 "start",
                 reply_to=self.reply_to(state, player),
@@ -315,8 +298,8 @@ class Letters:
                 # (ADVANCE Pottery, Mysticism PAY ...), which a list joined by commas would run together
                 "menu": bool(prompt.menu) or any("," in choice for choice in prompt.choices),
                 "template": prompt.template,
-                "deadline": self._deadline_for(state, player.id)[0],
-                "due": self._deadline_for(state, player.id)[1],
+                "deadline": self.deadline_for(state, player.id)[0],
+                "due": self.deadline_for(state, player.id)[1],
                 "help_lines": list(HELP_LINES),
             },
             f"prompt:{prompt.step}:{prompt.who}",
@@ -375,7 +358,7 @@ class Letters:
                 "errors_left": max(0, len(errors) - ACK_MAX_ERRORS),
                 "ignored": _ignored_line(ignored),
                 "on_file": list(on_file),
-                "deadline": self._deadline_for(state, player.id)[0] if player else state.deadline,
+                "deadline": self.deadline_for(state, player.id)[0] if player else state.deadline,
                 "notes": _bounded_notes(notes),
                 # what a message with no order in it is answered first: what is still needed
                 "nothing_found": (
@@ -479,7 +462,7 @@ class Letters:
                 "question": prompt.question,
                 "default": prompt.default,
                 "template": prompt.template,
-                "deadline": self._deadline_for(state, player.id)[0],
+                "deadline": self.deadline_for(state, player.id)[0],
                 "left": left,
             },
         )
@@ -498,13 +481,18 @@ class Letters:
         self.sent.append(("reminder", recipient))
         return True
 
+    def notice_id(self, purpose: str, recipient: str) -> str:
+        """The Message-ID of the notice for ``purpose`` to ``recipient``: whether it was sent can be looked up."""
+        return make_message_id(f"notice:{purpose}:{recipient}", self.settings.domain)
+
     def notice(
         self, recipient: str, game: str | None, title: str, lines: Sequence[str], purpose: str, *, reply_to: str | None = None,
-        first: bool = False,
+        first: bool = False, in_reply_to: str | None = None,
     ) -> None:
-        """A short letter; ``first``: it opens the recipient's thread of the game when none was opened yet."""
+        """A short letter; ``first``: it opens the recipient's thread of the game when none was opened yet;
+        ``in_reply_to``: the message it answers, so it shows as the answer to it."""
         rendered = self.renderer.render("notice", {"game": game, "title": title, "lines": list(lines)})
-        message_id = make_message_id(f"notice:{purpose}:{recipient}", self.settings.domain)
+        message_id = self.notice_id(purpose, recipient)
         if first and game and self.uow.outbox.by_message_id(self.thread_root(game, recipient)) is None:
             message_id = self.thread_root(game, recipient)
         raw = build_message(
@@ -513,6 +501,7 @@ class Letters:
             rendered=rendered,
             message_id=message_id,
             reply_to=reply_to,
+            in_reply_to=in_reply_to,
             references=[self.thread_root(game, recipient)] if game and message_id != self.thread_root(game, recipient) else [],
             date=self.now,
         )

@@ -122,7 +122,8 @@ def tell_observers(batch: Batch, letters: Letters, events: list[Event], reply_to
                 "To stop, send UNOBSERVE to this address.",
             ], f"observer-joined:{row.id}", reply_to=reply_to)
             text = rules.describe_event(batch.state, event, "observer") or ""
-            letters.announce(batch.state, text, f"observer-joined:{batch.state.game_id}:{row.id}")
+            letters.announce(batch.state, text, f"observer-joined:{batch.state.game_id}:{row.id}",
+                             title=f"{row.name} watches the game")
         elif event.type == "ObserverLeft":
             why = f" ({event.data['reason']})" if event.data.get("reason") else ""
             letters.notice(row.email, batch.state.game_id, f"You do not watch {batch.state.game_id}", [

@@ -16,7 +16,7 @@ from pbem.rules.core.state import GameState
 
 from .settings import Settings
 
-#: Wide enough to read area names on a phone turned sideways, small enough for a letter (about 350 kB).
+#: Wide enough to read area names on a phone turned sideways, small enough for a letter (a palette PNG of about 80 kB).
 MAIL_WIDTH = 1100
 
 

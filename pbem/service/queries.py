@@ -1,4 +1,4 @@
-"""Questions any player may send by mail: STATUS, ORDERS, HAND, BOARD, HISTORY [n], EXPLAIN <version>.
+"""Questions any player may send by mail: STATUS, ORDERS, HAND, BOARD, HISTORY, EXPLAIN <version>, VERIFY <head>.
 
 A player away from the board asks the server instead of a friend. Each
 answer is written from the sender's own view (a player sees his own hand,
@@ -8,20 +8,36 @@ the same message were decided, so "orders + STATUS" shows the result.
 
 from __future__ import annotations
 
-from pbem.audit.explain import explain
+from pbem.audit.heads import find_head, is_head
 from pbem.audit.history import history
+from pbem.orders.moments import Moment, phase_named, read_moment
 from pbem.rules import engine as rules
 from pbem.rules import table
+from pbem.rules.branches import superseded
+from pbem.rules.core.events import Event
 from pbem.rules.core.state import GameState, Player
 from pbem.rules.turn import phase_title
 from pbem.rules.view import neutral_question, sees_prompt, view
 from pbem.store.unit_of_work import UnitOfWork
+from pbem.store.verify import verify_chain
+
+from .origins import explained
 
 #: HISTORY without a number shows this many lines; more than the maximum is cut to it.
 HISTORY_LINES = 10
 HISTORY_MAX = 40
 #: EXPLAIN without a version lists this many of the latest versions the sender may read, to choose from.
 EXPLAIN_CHOICES = 5
+
+
+def question_gist(question: str) -> str:
+    """What a question asks, without the rules it explains: up to its first colon or full stop.
+
+    "Step 3b, movement: each token moves once, ..." is "Step 3b, movement": what the moderator needs to
+    see of each player asked, in one short line, when a letter lists them all.
+    """
+    cut = min((i for i in (question.find(": "), question.find(". ")) if i > 0), default=len(question))
+    return question[:cut].rstrip(".")
 
 
 def _viewer(player: Player | None) -> str:
@@ -86,19 +102,84 @@ def _board(state: GameState, player: Player | None) -> str:
     return "\n".join(lines)
 
 
+def _history_filter(state: GameState, rest: str) -> tuple[int | None, Moment | None, set[str], list[str]]:
+    """HISTORY's arguments: a count, a turn (and phase), nations or players; and the words that name nothing."""
+    words = rest.split()
+    count: int | None = None
+    moment: Moment | None = None
+    nations: set[str] = set()
+    unread: list[str] = []
+    seats = {p.nation.upper(): p.nation for p in state.players if p.nation}
+    seats |= {p.name.upper(): p.nation for p in state.players if p.nation}
+    while words:
+        word = words[0].strip(",;")
+        read = read_moment(words) if word.lower() == "turn" else None
+        if read is not None:
+            moment, words = read
+            continue
+        phase = phase_named(words)
+        if phase is not None:
+            moment = Moment(turn=moment.turn if moment else None, phase=phase[0])
+            words = words[phase[1]:]
+            continue
+        if word.isdigit() and count is None:
+            count = int(word)
+        elif word.upper() in seats:
+            nations.add(seats[word.upper()])
+        else:
+            unread.append(word)
+        words = words[1:]
+    return count, moment, nations, unread
+
+
+def _mentions(text: str, nations: set[str]) -> bool:
+    """Whether the line, as the reader reads it, names one of the nations (a whole word)."""
+    words = set("".join(c if c.isalnum() else " " for c in text.lower()).split())
+    return any(n.lower() in words for n in nations)
+
+
 def _history(uow: UnitOfWork, state: GameState, player: Player | None, rest: str) -> str:
-    """HISTORY [n]: the last n lines of the sender's own log (`pbem log`): what a rollback superseded is not in it."""
-    count = int(rest) if rest.strip().isdigit() else HISTORY_LINES
-    count = max(1, min(count, HISTORY_MAX))
-    shown = [entry["text"] for entry in history(state.game_id, uow.events.read(state.game_id), _viewer(player))[-count:]]
-    return "\n".join([f"HISTORY (the last {len(shown)}):", *shown]) if shown else "HISTORY: nothing has happened yet."
+    """HISTORY [n] [turn T] [phase] [nation...]: numbered lines of the sender's own log (`pbem log`).
+
+    Each line starts with its version, the number ROLLBACK and EXPLAIN take. A turn, a phase and nations
+    (or players) narrow it ("HISTORY turn 3 Egypt"); n is how many of the last lines are shown. What a
+    rollback superseded is not in a player's log; the moderator's shows it, marked.
+    """
+    count, moment, nations, unread = _history_filter(state, rest)
+    limit = max(1, min(count or (HISTORY_MAX if moment or nations else HISTORY_LINES), HISTORY_MAX))
+    entries = history(state.game_id, uow.events.read(state.game_id), _viewer(player))
+    if moment is not None and moment.turn is not None:
+        entries = [e for e in entries if e["turn"] == moment.turn]
+    if moment is not None and moment.phase is not None:
+        entries = [e for e in entries if e["phase"] == moment.phase]
+    if nations:
+        entries = [e for e in entries if _mentions(e["text"], nations)]
+    asked = ", ".join(
+        ([f"turn {moment.turn}"] if moment and moment.turn is not None else [])
+        + ([phase_title(state, moment.phase)] if moment and moment.phase else []) + sorted(nations)
+    )
+    found = len(entries)
+    shown = entries[-limit:]
+    lines = [f"{e['version']}. {e['text']}" + (f"  [superseded by the rollback at {e['superseded_by']}]"
+                                                 if "superseded_by" in e else "") for e in shown]
+    where = f" of {asked}" if asked else ""
+    if not shown:
+        head = f"HISTORY{where}: nothing you may read happened there." if asked else "HISTORY: nothing has happened yet."
+    elif found > len(shown):
+        head = f"HISTORY{where}, by version (the last {len(shown)} of {found}; HISTORY {HISTORY_MAX} and a turn or phase narrow it):"
+    else:
+        head = f"HISTORY{where}, by version ({found} line{'s' if found != 1 else ''}):"
+    tail = [f"Not understood, left out: {' '.join(unread)}."] if unread else []
+    return "\n".join([head, *lines, *tail])
 
 
 def _explain(uow: UnitOfWork, state: GameState, player: Player | None, rest: str) -> str:
     """EXPLAIN <version>: why that event happened, from the sender's view (`pbem.audit.explain`).
 
     Without a version it lists the latest ones the sender may read, since a
-    player's letters do not number the events.
+    player's letters do not number the events. An order's line as written and
+    its mail are in the answer to the moderator and to the player who sent it
+    (`origins`).
     """
     recorded = uow.events.read(state.game_id)
     viewer = _viewer(player)
@@ -108,14 +189,49 @@ def _explain(uow: UnitOfWork, state: GameState, player: Player | None, rest: str
         return "\n".join(["EXPLAIN <version> explains one event. The latest you may read:",
                           *(f"{e['version']}: {e['text']}" for e in latest)])
     try:
-        told = explain(state.game_id, recorded, int(word), viewer)
+        told = explained(uow, state.game_id, recorded, int(word), viewer)
     except ValueError as exc:
         return f"EXPLAIN: {exc}."
     return told.text() if len(told.lines) > 1 else f"EXPLAIN: {told.text()}."
 
 
+def _verify(uow: UnitOfWork, state: GameState, rest: str) -> str:
+    """VERIFY <head>: whether the log still holds the chain head a letter showed, and which version it is.
+
+    The server checks what the reader cannot from his mailbox: the hash chain from the first event to the
+    head, and where the head he kept sits in it. Only letters to the reader himself are searched for it.
+    Re-deriving every outcome needs the secret seed and minutes on a long game: `pbem verify` does that,
+    with anyone's copy of the log once the seed is public at the end.
+    """
+    kept = rest.split()[0] if rest.split() else ""
+    if not is_head(kept):
+        return ("VERIFY <head>: copy the chain head from the end of one of your letters (16 hexadecimal digits, "
+                "as in 'chain head c982c37a85d6770a').")
+    recorded = uow.events.read(state.game_id)
+    chain = verify_chain(recorded)
+    found = find_head(recorded, kept)
+    lines = [f"VERIFY {found.kept}:"]
+    lines.append(f"The hash chain is whole: {chain.checked} events, each sealing the one before it."
+                 if chain.ok else f"The hash chain is BROKEN at version {chain.first_broken}: {chain.reason}.")
+    if found.version:
+        lines.append(f"Your head is version {found.version} of {found.head}: what you were told then is still "
+                     "part of the record.")
+        undone = superseded([Event.from_payload(r.type, r.payload) for r in recorded]).get(found.version)
+        if undone:
+            lines.append(f"The moderator's rollback at version {undone} took the game back past it: that stretch "
+                         "is kept in the log, superseded.")
+        at = recorded[found.version - 1].metadata.get("recorded_at", "")[:16].replace("T", " ")
+        later = found.head - found.version
+        lines.append(f"It was recorded {at} UTC; {later} event{'s' if later != 1 else ''} followed it.")
+    else:
+        lines.append(found.text().replace("head NOT FOUND", "NOT FOUND") + ".")
+    return "\n".join(lines)
+
+
 def answer(uow: UnitOfWork, state: GameState, player: Player | None, verb: str, rest: str, on_file: list[str]) -> str:
     """The answer to one query line, as the acknowledgement shows it."""
+    if verb == "VERIFY":
+        return _verify(uow, state, rest)
     if verb == "STATUS":
         return _status(state, player)
     if verb == "ORDERS":
@@ -129,3 +245,8 @@ def answer(uow: UnitOfWork, state: GameState, player: Player | None, verb: str, 
     if verb == "EXPLAIN":
         return _explain(uow, state, player, rest)
     return _history(uow, state, player, rest)
+
+
+def position(state: GameState, player: Player) -> list[str]:
+    """A seat's position as STATUS, HAND and BOARD answer its player, line by line: what a newcomer to it reads first."""
+    return [line for text in (_status(state, player), _hand(state, player), _board(state, player)) for line in text.split("\n")]

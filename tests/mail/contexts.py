@@ -74,6 +74,17 @@ START = {
     "reply_address": "pbem+nile-1.1.0123456789abcdef@civ.example.org",
     "secret": "tulip-quarry-88",
     "rules_help": ["MOVE <n> FROM <area> TO <area>", "Write HELP for the full list."],
+    "seat": None,  # a replacement's start letter: see SEAT
+}
+
+#: What a replacement's start letter (REPLACE) tells first: whose seat, why, what is asked, the position.
+SEAT = {
+    "nation": "Babylon",
+    "before": "Bob",
+    "reason": "Bob has moved abroad",
+    "asked": ["Your orders are asked now: How many tokens do you move?", "Due: 2026-11-27 08:00 UTC.",
+              'The next letter, "your orders, due Fri 27 Nov 08:00 UTC", holds the order block: reply to that letter.'],
+    "position": ["STATUS: Turn 3, Movement. Deadline: 2026-11-27 08:00 UTC.", "HAND of Babylon: trade cards none."],
 }
 
 NOTICE = {

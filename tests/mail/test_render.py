@@ -26,7 +26,7 @@ from pbem.mail.render import (
     qp_body,
 )
 
-from .contexts import ACK, CONTEXTS, NOTICE, PROMPT, REPORT, START
+from .contexts import ACK, CONTEXTS, NOTICE, PROMPT, REPORT, SEAT, START
 
 DATE = datetime(2024, 6, 10, 9, 12, 0, tzinfo=timezone.utc)
 
@@ -53,6 +53,19 @@ def test_strict_undefined_catches_every_missing_variable(renderer, kind, key):
     del context[key]
     with pytest.raises(jinja2.UndefinedError):
         renderer.render(kind, context)
+
+
+def test_a_replacements_start_letter_tells_the_seat_what_is_asked_and_the_position_first(renderer):
+    mail = renderer.render("start", {**START, "player": "Eve", "seat": SEAT})
+    assert mail.subject == "[nile-1] You take over Babylon"
+    opening = " ".join(mail.text.split("\n\n")[0].split())
+    assert opening.startswith('Eve: you take over Babylon in the game of Advanced Civilization "nile-1", from Bob. '
+                              "The moderator's reason: Bob has moved abroad")
+    assert mail.text.index("WHAT IS ASKED OF YOU") < mail.text.index("YOUR POSITION") < mail.text.index("HOW TO SEND ORDERS")
+    assert "  HAND of Babylon: trade cards none." in mail.text
+    assert max(len(line) for line in mail.text.splitlines()) <= 100
+    assert "You take over Babylon" in mail.html and "HAND of Babylon" in mail.html and "your orders, due" in mail.html
+    assert "is starting" not in mail.text and "is starting" not in mail.html
 
 
 def test_subjects(renderer):

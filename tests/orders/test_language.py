@@ -248,3 +248,29 @@ def test_no_first_name_signed_under_a_sign_off_or_alone_is_ever_an_order_or_an_e
         for text in (f"NATION Crete\nThanks,\n{written}", f"NATION Crete\n{written}", f"NATION Crete\nCheers, {written}"):
             orders = parse_orders(text, state, Actor(player_id=1))
             assert [line.canonical for line in orders.lines] == ["NATION Crete"], (written, orders.lines)
+
+
+def test_rollback_names_a_moment_and_is_previewed_until_confirmed():
+    state = game()
+    mod = Actor(moderator=True)
+    lines = parse_orders("ROLLBACK TO turn 3 movement Egypt's move was a slip\nROLLBACK BEFORE 41 a slip\n"
+                         "ROLLBACK 41 CONFIRM a slip\nCONFIRM\n", state, mod).lines
+    assert [line.command for line in lines[:3]] == [
+        RollBack(0, "Egypt's move was a slip", turn=3, phase="movement", confirmed=False),
+        RollBack(41, "a slip", before=True, confirmed=False),
+        RollBack(41, "a slip", confirmed=True),
+    ]
+    assert lines[0].canonical == "ROLLBACK TO turn 3 3. Movement Egypt's move was a slip"
+    assert lines[3].canonical == "CONFIRM"
+    (refused,) = parse_orders("CONFIRM\n", state, Actor(player_id=1)).lines
+    assert refused.command is None and "only the moderator" in refused.error
+    (no_moment,) = parse_orders("ROLLBACK soon please\n", state, mod).lines
+    assert no_moment.command is None and "ROLLBACK BEFORE <version>" in no_moment.error
+
+
+def test_history_with_a_turn_phase_or_nation_is_a_question_and_verify_takes_a_chain_head():
+    state = game()
+    asked = parse_orders("HISTORY turn 3 movement Ann\nVERIFY c982c37a85d6770a\nHistory of the world, part one\n",
+                         state, Actor(player_id=1))
+    assert [line.query for line in asked.lines] == [("HISTORY", "turn 3 movement Ann"), ("VERIFY", "c982c37a85d6770a")]
+    assert asked.ignored  # the sentence is prose

@@ -139,11 +139,14 @@ def test_an_absence_announced_by_mail_holds_the_deadline_or_not_as_the_game_says
     ack = text_of(latest(settings.maildir, email[first], "Orders received"))
     assert f"Away: {first} from 2026-11-26 to 2026-11-30 (family visit)" in ack
     others = [e for n, e in email.items() if n != first]
-    told = [text_of(m) for e in others for m in letters(settings.maildir, e) if "From the moderator" in str(m["Subject"])]
+    told = [text_of(m) for e in others for m in letters(settings.maildir, e)
+            if str(m["Subject"]) in (f"[g1] {first} will be away", "[g1] Deadline extended to Mon 30 Nov 08:00 UTC")]
     assert any(f"{first} will be away from 2026-11-26 to 2026-11-30: family visit." in t for t in told)
     me = next(p for p in state.players if p.name == first)
     if policy == "extend":
         assert me.nation is None and state.deadline == "2026-11-30 08:00 UTC"  # three days' allowance, not four
         assert any(f"extended by 72 hours, to 2026-11-30 08:00 UTC: {first} is away until 2026-11-30" in t for t in told)
+        # the player still asked gets his prompt again, due at the extended deadline
+        assert str(latest(settings.maildir, email[first], "your orders")["Subject"]).endswith("due Mon 30 Nov 08:00 UTC")
     else:
         assert me.nation == "Africa"  # the default was played at the deadline

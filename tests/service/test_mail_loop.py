@@ -456,7 +456,9 @@ def test_status_orders_hand_board_and_history_are_answered_from_the_senders_view
     assert "ORDERS on file for you:" in body and f"You play {me.nation}." in body
     assert f"HAND of {me.nation}: trade cards " in body and "Treasury " in body
     assert "BOARD:" in body and all(f"{p.nation} (" in body or p.nation.title() in body for p in state.players)
-    assert "HISTORY (the last 3):" in body
+    assert "HISTORY, by version (the last 3 of " in body  # numbered: the version EXPLAIN and ROLLBACK take
+    history_lines = body.split("HISTORY, by version")[1].splitlines()[1:4]
+    assert all(line.strip().split(". ", 1)[0].isdigit() for line in history_lines), history_lines
     others = [p.nation for p in state.players if p.nation != me.nation]
     assert all(f"HAND of {n}" not in body for n in others)  # a player's own hand only
 

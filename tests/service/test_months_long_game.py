@@ -168,9 +168,14 @@ def test_three_turns_by_mail_with_absence_reminder_missed_deadline_replacement_p
 
             # -- the moderator hands Crete to Dan, who plays on with his own reply address and SECRET
             await g.moderate(f"REPLACE Crete WITH Dan {DAN} {crete} has left the group")
+            ack = text_of(latest(settings.maildir, MODERATOR, "Orders received"))
+            assert f"\n  REPLACE Crete WITH Dan {DAN} {crete} has left the group" in ack  # the nation, not a number
             g.email["Dan"] = DAN
-            start = latest(settings.maildir, DAN, "new game")
-            assert "SECRET " in text_of(start)
+            start = latest(settings.maildir, DAN, "You take over Crete")
+            taken = " ".join(text_of(start).split())
+            assert "SECRET " in taken and f"you take over Crete in the game of Advanced Civilization \"g1\", from {crete}." in taken
+            assert f"The moderator's reason: {crete} has left the group" in taken
+            assert "HAND of Crete: trade cards" in taken and "BOARD:" in taken and "STATUS: Turn " in taken
             await g.play_until(lambda: g.state().turn >= 2 and "Dan" in g.asked())
             await g.answer("Dan")
             assert "Orders received" in str(latest(settings.maildir, DAN, "Orders")["Subject"])
@@ -178,6 +183,9 @@ def test_three_turns_by_mail_with_absence_reminder_missed_deadline_replacement_p
             before = g.state().version
             await g.send(crete, old_prompt, "HALT")
             assert g.state().version == before
+            gone = latest(settings.maildir, g.email[crete], "You no longer play")
+            assert "You no longer play Crete in game g1" in " ".join(text_of(gone).split())
+            assert "Nothing in your message was applied" in text_of(gone)
 
             # -- on to the end of turn 3, everyone answering his prompts
             await g.play_until(lambda: g.state().turn >= 4 or g.state().finished)
@@ -193,16 +201,21 @@ def test_three_turns_by_mail_with_absence_reminder_missed_deadline_replacement_p
     assert press and "Peace on the Nile this turn?" in press[0]
     assert not notes(settings, "ann@example.org", "Press from")  # never to its own sender
     for person in PEOPLE:
-        told = notes(settings, person.email, "From the moderator")
-        assert any("The moderator paused the game: the moderator is away until Monday." in t for t in told)
-        assert any("The moderator resumed the game: back at my desk." in t for t in told)
-        assert any(f"{away}" in t and "will be away from" in t and "a wedding" in t for t in told)
-        assert any("The deadline was extended by" in t and f"{away} is away until" in t for t in told)
-        assert any("The moderator handed Crete from" in t and "to Dan" in t for t in told)
+        assert not notes(settings, person.email, "From the moderator")  # each letter's subject says what happened
+        assert any("The moderator paused the game: the moderator is away until Monday." in t
+                   for t in notes(settings, person.email, "] Game paused"))
+        assert any("The moderator resumed the game: back at my desk." in t
+                   for t in notes(settings, person.email, "] Game resumed: deadline "))
+        assert any(f"{away}" in t and "will be away from" in t and "a wedding" in t
+                   for t in notes(settings, person.email, "will be away"))
+        assert any("The deadline was extended by" in t and f"{away} is away until" in t
+                   for t in notes(settings, person.email, "] Deadline extended to "))
+        assert any("The moderator handed Crete from" in t and "to Dan" in t
+                   for t in notes(settings, person.email, "] Crete is now played by Dan"))
     assert notes(settings, DAN, "Report"), "Dan gets the reports from his seat on"
     for_moderator = notes(settings, MODERATOR, "For the moderator")
     assert any(away in t and "will be away from" in t and "a wedding" in t for t in for_moderator)
-    assert any("The deadline was extended by" in t for t in for_moderator)
+    assert any("The deadline was extended by" in t for t in notes(settings, MODERATOR, "] Deadline extended to "))
     # the whole log re-derives, table events and all
     verified = subprocess.run([sys.executable, "-m", "pbem.cli", "--db", sqlite_url, "verify", "g1"],
                               capture_output=True, text=True, timeout=300)

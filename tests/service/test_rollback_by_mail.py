@@ -53,6 +53,8 @@ def test_rollback_by_mail_undoes_a_setup_choice_tells_each_player_and_keeps_both
             assert state_of(db).player(chooser.id).nation == "Crete"
             await as_moderator("ROLLBACK 1 nothing")  # inside the outcomes of one order (the game's creation): refused
             await as_moderator(f"ROLLBACK {resting} {chooser.name} meant Thrace, not Crete")
+            assert state_of(db).player(chooser.id).nation == "Crete"  # previewed only: nothing applied yet
+            await as_moderator("CONFIRM")
             await as_moderator("HISTORY 5")
             await as_moderator("SEED")
             return chooser, resting
@@ -63,10 +65,14 @@ def test_rollback_by_mail_undoes_a_setup_choice_tells_each_player_and_keeps_both
     now = state_of(db)
     assert now.player(chooser.id).nation is None  # the choice is undone: asked again
     assert view(now, "observer")["areas"] == view(state_of(db, resting), "observer")["areas"]
-    told = [text_of(m) for m in letters(settings.maildir, MODERATOR) if "HISTORY (the last" in text_of(m)]
-    assert told and "rolled the game back" in told[-1]  # HISTORY reads the log (the moderator's has both branches)
+    told = [text_of(m) for m in letters(settings.maildir, MODERATOR) if "HISTORY, by version" in text_of(m)]
+    assert told and f"rolled the game back to version {resting}" in told[-1]  # HISTORY reads the log (the moderator's has both branches)
     welcome = text_of(latest(settings.maildir, MODERATOR, "You moderate"))
-    assert "ROLLBACK <version> <reason>" in welcome and "SEED" in welcome
+    assert "ROLLBACK" in welcome and "SEED" in welcome
+    previews = [text_of(m) for m in letters(settings.maildir, MODERATOR) if "ROLLBACK previewed" in text_of(m)]
+    assert len(previews) == 1 and f"back to version {resting} (setup" in previews[0]
+    assert "Knossos: Crete tokens 1 to 0 (-1)" in previews[0]  # what would change, before anything did
+    assert f"ROLLBACK {resting} CONFIRM {chooser.name} meant Thrace, not Crete" in previews[0]
     ack = text_of(latest(settings.maildir, MODERATOR, "Orders received"))
     assert "SEED" in ack and "every player is told that you asked for the seed" in ack
     refused = [text_of(m) for m in letters(settings.maildir, MODERATOR) if "falls inside the outcomes of one order" in text_of(m)]
@@ -76,9 +82,13 @@ def test_rollback_by_mail_undoes_a_setup_choice_tells_each_player_and_keeps_both
         assert len(rolled) == 1, p
         assert f"rolled the game back to version {resting}: {chooser.name} meant Thrace, not Crete" in rolled[0]
         assert "Knossos: Crete tokens 1 to 0 (-1)" in rolled[0]
-    # the chooser is asked again, with a fresh prompt
+        # the letter names the deadline in force (HISTORY and SEED after it move nothing)
+        assert f"The deadline now: {now.deadline}; whoever is asked gets his prompt again with it." in rolled[0]
+    # the chooser is asked again, with a fresh prompt due at that deadline
     chooser_mail = next(p.email for p in PLAYERS if p.name == chooser.name)
-    assert "your orders" in str(latest(settings.maildir, chooser_mail, "your orders")["Subject"])
+    again = latest(settings.maildir, chooser_mail, "your orders")
+    due = datetime.strptime(now.deadline, "%Y-%m-%d %H:%M UTC").strftime("%a %d %b %H:%M UTC")
+    assert str(again["Subject"]).endswith(f"your orders, due {due}") and now.deadline in text_of(again)
     with UnitOfWork(db) as uow:
         recorded = uow.events.read("g1")
     marked = [r.version for r in recorded if r.superseded_by]

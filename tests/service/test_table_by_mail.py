@@ -28,6 +28,11 @@ def state_of(db):
         return load_state(uow, "g1")
 
 
+def told(settings, address: str, subject: str) -> list[str]:
+    """The letters to ``address`` whose subject is ``subject``: each moderator action has its own."""
+    return [text_of(m) for m in letters(settings.maildir, address) if str(m["Subject"]) == subject]
+
+
 def setup_order(db) -> list[str]:
     state = state_of(db)
     return [state.player(pid).name for pid in state.place_order]
@@ -110,6 +115,9 @@ def test_the_moderator_kicks_a_player_whose_nation_then_plays_by_defaults_and_un
         async with Table(db, settings) as t:
             first, second, third = setup_order(db)
             await t.reply("moderator", f"KICK {first} has not answered for a week", "You moderate")
+            # the acknowledgement names the seat as the order did (no nation chosen yet: its player), never a number
+            ack = text_of(latest(settings.maildir, "mod@example.org", "Orders received"))
+            assert f"\n  KICK {first} has not answered for a week" in ack and "KICK player" not in ack
             state = state_of(db)
             kicked = next(p for p in state.players if p.name == first)
             assert kicked.nation == "Africa" and table.kicked(state) == {kicked.id: "has not answered for a week"}
@@ -119,15 +127,17 @@ def test_the_moderator_kicks_a_player_whose_nation_then_plays_by_defaults_and_un
             assert "the moderator took you out of this game (has not answered for a week)" in refused
             assert "Played by its defaults: Africa" in refused  # STATUS still answered
             await t.reply("moderator", f"UNKICK Africa {first} is back", "You moderate")
+            assert f"\n  UNKICK Africa {first} is back" in text_of(latest(settings.maildir, "mod@example.org", "Orders received"))
             return first
 
     first = asyncio.run(scenario())
     assert table.kicked(state_of(db)) == {}
     for name in EMAIL:
-        told = [text_of(m) for m in letters(settings.maildir, EMAIL[name]) if "From the moderator" in str(m["Subject"])]
-        # kicked before he chose: the seat, not yet a nation, plays by its defaults
-        assert any(f"The moderator took {first} out of the game: has not answered for a week. The seat plays" in t for t in told)
-        assert any(f"The moderator gave Africa back to {first}: {first} is back." in t for t in told)
+        # kicked before he chose: the seat, not yet a nation, plays by its defaults; each letter says so in its subject
+        (kick,) = told(settings, EMAIL[name], f"[g1] {first}'s seat plays by its defaults")
+        assert f"The moderator took {first} out of the game: has not answered for a week. The seat plays" in kick
+        (unkick,) = told(settings, EMAIL[name], f"[g1] Africa is played by {first} again")
+        assert f"The moderator gave Africa back to {first}: {first} is back." in unkick
 
 
 def test_someone_asks_to_observe_the_moderator_approves_and_he_gets_the_public_reports_until_unobserve(world):
@@ -174,9 +184,9 @@ def test_someone_asks_to_observe_the_moderator_approves_and_he_gets_the_public_r
     assert "[g1] You play in this game" in subjects(settings.maildir, EMAIL[setup_order(db)[0]])
     state = state_of(db)
     assert table.observers(state) == {} and table.observers(state, "asked") == {}
-    told = [text_of(m) for m in letters(settings.maildir, EMAIL["Ann"]) if "From the moderator" in str(m["Subject"])]
-    assert any("Dora Watcher watches the game from now on" in t for t in told)
-    assert not any("Eve" in t for t in told)
+    (joined,) = told(settings, EMAIL["Ann"], "[g1] Dora Watcher watches the game")
+    assert "Dora Watcher watches the game from now on" in joined
+    assert not any("Eve" in s for s in subjects(settings.maildir, EMAIL["Ann"]))  # turned away: the table is not told
 
 
 def test_the_moderator_orders_for_a_player_and_ends_a_step_and_the_player_hears_both(world):
@@ -193,10 +203,15 @@ def test_the_moderator_orders_for_a_player_and_ends_a_step_and_the_player_hears_
     player = next(p for p in state.players if p.name == first)
     assert player.nation == "Thrace" and any(a.tokens.get("Thrace") for a in state.areas.values())
     assert [state.player(p.player_id).name for p in pending(state).values()] == [second]
-    told = [text_of(m) for m in letters(settings.maildir, EMAIL[first]) if "From the moderator" in str(m["Subject"])]
-    assert any("The moderator gave this order for you: NATION Thrace" in t for t in told)
-    assert any("The moderator ended this step now: the group agreed to start tonight." in t and "by its default" in t
-               for t in told)
+    (given,) = told(settings, EMAIL[first], "[g1] The moderator gave an order for you")
+    assert "The moderator gave this order for you: NATION Thrace" in given
+    (ended,) = told(settings, EMAIL[first], "[g1] The moderator ended this step")
+    assert "The moderator ended this step now: the group agreed to start tonight." in ended and "by its default" in ended
+    # the letter names the next deadline, the one in force, and the player asked next has his prompt with it
+    assert f"The next deadline: {state.deadline}; whoever is asked gets a prompt with it." in ended
+    due = datetime.strptime(state.deadline, "%Y-%m-%d %H:%M UTC").strftime("%a %d %b %H:%M UTC")
+    prompt = latest(settings.maildir, EMAIL[second], "your orders")
+    assert str(prompt["Subject"]).endswith(f"your orders, due {due}") and state.deadline in text_of(prompt)
     assert not any("ended this step" in text_of(m) for m in letters(settings.maildir, EMAIL[second]))
 
 
@@ -217,7 +232,7 @@ def test_review_fixes_replace_observer_report_replies_timezones_and_kicked_order
             assert f"{EMAIL[second]} already plays" in refused
             await t.reply("moderator", f"REPLACE {first} WITH Dora Smith dora@example.com {first} has left", "You moderate")
             dora = subjects(settings.maildir, "dora@example.com")
-            assert "[g1] A new game of Advanced Civilization" in dora and any("your orders" in s for s in dora)
+            assert f"[g1] You take over {first}'s seat" in dora and any("your orders" in s for s in dora)
             EMAIL["Dora Smith"] = "dora@example.com"
             await t.reply("Dora Smith", "NATION Crete\nPLACE Knossos\nTIMEZONE europe/berlin", "your orders")
             ack = text_of(latest(settings.maildir, "dora@example.com", "Orders received"))

@@ -17,7 +17,7 @@ modules of this package are named after the game's words: `conflict`,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -25,6 +25,7 @@ from pbem.audit.disclosure import overseer
 from pbem.audit.explain import advances, calamities, cities, conflict, tax
 from pbem.audit.explain.common import Case, Explainer, Told, wrap
 from pbem.audit.explain.general import changes, general
+from pbem.audit.explain.origin import told_origin
 from pbem.rules.branches import fold_log, superseded, walk
 from pbem.rules.core.events import Event
 from pbem.rules.core.state import GameState
@@ -83,21 +84,26 @@ def _input(events: Sequence[Event], version: int) -> int | None:
     return next((v for v in range(version, 0, -1) if is_input(events[v - 1])), None)
 
 
-def _started_by(state: GameState | None, events: Sequence[Event], recorded: Sequence[RecordedEvent], start: int | None,
-                version: int, viewer: str) -> str:
-    """The input ``start`` told to the viewer from ``state``, the game just before it."""
+def _started_by(states: tuple[GameState | None, GameState], events: Sequence[Event], recorded: Sequence[RecordedEvent],
+                start: int | None, version: int, viewer: str, finished: bool,
+                found: Mapping[int, Mapping[str, Any]]) -> list[str]:
+    """The input ``start`` told to the viewer, and where it came from (`origin`): who sent it, and to those who may
+    read it the line as written and the mail.
+
+    ``states`` are the game just before the input and just after the event
+    explained (in which a player who chose his nation with it has one).
+    """
+    state, after = states
     if start is None or state is None:
-        return "Started by: the game's creation."
+        return ["Started by: the game's creation."]
     if start == version:
-        return "Started by: this event itself, an order (or a clock tick) that begins its own batch."
-    told = describe_event(state, events[start - 1], viewer)
-    if told is None:
-        return f"Started by version {start}: an order that is not yours to read."
-    who = ""
-    if viewer in ("moderator", "auditor"):
-        meta = recorded[start - 1].metadata
-        who = f" (actor {meta.get('actor', '?')}, source {meta.get('source', '?')})"
-    return f"Started by version {start}{who}: {told}"
+        head = "Started by: this event itself."
+    else:
+        told = describe_event(state, events[start - 1], viewer)
+        if told is None:
+            return [f"Started by version {start}: an order that is not yours to read."]
+        head = f"Started by version {start}: {told}"
+    return [head, *told_origin(recorded, start, after, viewer, finished, found)]
 
 
 def _when(state: GameState) -> str:
@@ -105,10 +111,14 @@ def _when(state: GameState) -> str:
     return f"turn {state.turn}, {title}" if state.turn else f"setup, {title}"
 
 
-def explain(game_id: str, recorded: Sequence[RecordedEvent], version: int, viewer: str) -> Explanation:
+def explain(game_id: str, recorded: Sequence[RecordedEvent], version: int, viewer: str, *,
+            found: Mapping[int, Mapping[str, Any]] | None = None) -> Explanation:
     """Explain the event at ``version`` of the game's whole log to ``viewer``.
 
-    ValueError (one line) for a version outside the log or an unknown viewer.
+    ``found``: where an input of an older log came from, by version, as the
+    caller looked it up (its inbox); an input's own metadata says it since
+    orders are recorded with their line (`origin`). ValueError (one line) for
+    a version outside the log or an unknown viewer.
     """
     events = _events(game_id, recorded)
     if not 1 <= version <= len(events):
@@ -122,10 +132,11 @@ def explain(game_id: str, recorded: Sequence[RecordedEvent], version: int, viewe
     after = _state_before(game_id, events, version + 1, before)
     undone = superseded(events).get(version)
     return _explained(game_id, events, recorded, version, viewer, (at_start, before, after), (undone, now.finished),
-                      label=viewer_label(asked, viewer))
+                      {} if found is None else found, label=viewer_label(asked, viewer))
 
 
-def explain_all(game_id: str, recorded: Sequence[RecordedEvent], viewer: str) -> dict[int, Explanation]:
+def explain_all(game_id: str, recorded: Sequence[RecordedEvent], viewer: str, *,
+                found: Mapping[int, Mapping[str, Any]] | None = None) -> dict[int, Explanation]:
     """Every version explained to ``viewer``, in one walk of the log (the archive explains a whole game).
 
     The same explanations as `explain` gives one by one, without folding the
@@ -143,14 +154,15 @@ def explain_all(game_id: str, recorded: Sequence[RecordedEvent], viewer: str) ->
             at_start = before
         out[version] = _explained(
             game_id, events, recorded, version, viewer, (at_start, before, after), (undone.get(version), now.finished),
-            label=viewer_label(asked, viewer),
+            {} if found is None else found, label=viewer_label(asked, viewer),
         )
     return out
 
 
 def _explained(
     game_id: str, events: Sequence[Event], recorded: Sequence[RecordedEvent], version: int, viewer: str,
-    states: tuple[GameState | None, GameState, GameState], standing: tuple[int | None, bool], *, label: str | None = None,
+    states: tuple[GameState | None, GameState, GameState], standing: tuple[int | None, bool],
+    found: Mapping[int, Mapping[str, Any]], *, label: str | None = None,
 ) -> Explanation:
     """One explanation, given the states it reads (before the batch's input, before the event, after it) and where
     the event stands (the rollback that superseded it, if any; whether the game has ended). ``label`` names the
@@ -173,7 +185,7 @@ def _explained(
     if undone:
         lines.append(f"Superseded by the rollback at version {undone}: this no longer counts in the game.")
     lines.append(f"Outcome: {outcome}")
-    lines.append(_started_by(at_start, events, recorded, start, version, viewer))
+    lines += _started_by((at_start, after), events, recorded, start, version, viewer, finished, found)
     lines = wrap(lines)
     lines.append(f"Before (as at version {version - 1}):")
     lines += wrap(told.before or ("nothing the event names",), "  ")

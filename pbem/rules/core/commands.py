@@ -85,13 +85,16 @@ class ReplacePlayer:
     """The moderator hands a player's seat (his nation, all it holds) to someone new.
 
     ``email`` is for the service (the new address of record); the log keeps
-    only the name and the reason.
+    only the name and the reason. ``seat`` is how the moderator's order named
+    the seat (its nation, or its player before he chose one), so his
+    acknowledgement repeats it; it is not recorded, so older logs re-derive.
     """
 
     player_id: int
     name: str
     reason: str
     email: str = ""
+    seat: str = ""
 
 
 @dataclass(frozen=True)
@@ -108,11 +111,15 @@ class NoteAbsence:
 
 @dataclass(frozen=True)
 class Kick:
-    """The moderator takes a player out: his nation plays by its defaults (``lift``: it is his again)."""
+    """The moderator takes a player out: his nation plays by its defaults (``lift``: it is his again).
+
+    ``seat``: the nation (or player) as the acknowledgement names it; not recorded, like `ReplacePlayer.seat`.
+    """
 
     player_id: int
     reason: str
     lift: bool = False
+    seat: str = ""
 
 
 @dataclass(frozen=True)
@@ -169,10 +176,19 @@ class RevealSeed:
 
 @dataclass(frozen=True)
 class RollBack:
-    """The moderator takes the game back to an earlier version; what followed stays in the log, superseded."""
+    """The moderator takes the game back to an earlier version; what followed stays in the log, superseded.
+
+    The version may be named as a moment (`pbem.rules.branches.rollback_target`): ``before`` the batch that
+    holds ``to``, or the start of ``turn`` (and ``phase``), ``to`` then 0. ``confirmed`` is False for a
+    rollback the moderator has not yet seen previewed: the service shows what it would change instead.
+    """
 
     to: int
     reason: str
+    before: bool = False
+    turn: int | None = None
+    phase: str | None = None
+    confirmed: bool = True
 
 
 #: Any command: a phase's own, or the clock's and the table's above.

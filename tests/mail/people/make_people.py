@@ -211,7 +211,7 @@ def query_prose_cases() -> None:
         case(f"query_prose_{i:02d}", "query-prose", position, [*typed, "", "Thanks,", OTHER_NAMES[i % len(OTHER_NAMES)]],
              accepted=NATION_ORDERS if position == "nation" else [MOVE], prose=[line], no_answer=True,
              state=NATION_DONE if position == "nation" else {"moved": MOVED, "halted": False})
-    real = [("nation", "STATUS", "STATUS:"), ("moves", "HISTORY 20", "HISTORY ("), ("nation", "HISTORY 5", "HISTORY (")]
+    real = [("nation", "STATUS", "STATUS:"), ("moves", "HISTORY 20", "HISTORY, by version ("), ("nation", "HISTORY 5", "HISTORY, by version (")]
     for i, (position, line, marker) in enumerate(real):
         orders = NATION_ORDERS if position == "nation" else ["MOVE 1 Knossos Phaestos"]
         case(f"query_real_{i:02d}", "query-prose", position, [*orders, line, "", "Cheers,", "Gus"],
