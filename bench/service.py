@@ -1,11 +1,13 @@
-"""The service at the limits issue 17 sets: inbound mail, `pbem ingest`'s start-up, replay, verify, a bot game.
+"""The service at the limits issue 17 sets: inbound mail, `pbem ingest`'s start-up, replay, verify, a bot game;
+and a past version of the long game as `pbem state --at` loads it (issue 30: at most 0.3 s).
 
 Run: .venv/bin/python bench/service.py [--rounds 5] [--only inbound,bot,outbox]   (`make bench` runs it after bench/store.py)
 
 Each figure is the median of ``--rounds`` rounds on the same machine, with a
 reference measured in the same run where one makes sense (an interpreter
 that does nothing, for start-up; the fold alone, for replay from the store).
-The 10,000-event game is played once, by greedy bots (8 players), into a
+The past versions (``--only past``) are timed against the replay from zero of the
+same versions. The 10,000-event game is played once, by greedy bots (8 players), into a
 SQLite file that is kept in ``--cache`` (default ``bench/.cache``) for the
 next run; delete it after changing the rules.
 
@@ -25,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -35,6 +38,7 @@ from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
 from pathlib import Path
 
+from sqlalchemy import text
 from store import disk_commit
 
 from pbem.audit.rederive import rederive
@@ -45,9 +49,20 @@ from pbem.rules.engine import is_input
 from pbem.service.games import NewPlayer, create_game
 from pbem.service.inbound import ingest
 from pbem.service.outbound import flush_all
-from pbem.service.projector import RECENT, readable, replay, replay_stored, to_event
+from pbem.service.projector import (
+    RECENT,
+    SNAPSHOT_EVERY,
+    check_log,
+    checked_log,
+    load_state,
+    readable,
+    replay,
+    replay_stored,
+    to_event,
+)
 from pbem.service.settings import Settings
 from pbem.service.simulate import simulate
+from pbem.service.standing import standings
 from pbem.store.database import ensure_schema, make_engine
 from pbem.store.unit_of_work import UnitOfWork
 from pbem.store.verify import verify_chain
@@ -274,6 +289,88 @@ def verify_command(url: str, game: str) -> float:
     return _wall([sys.executable, "-m", "pbem.cli", "--db", url, "verify", game])
 
 
+# -- a past version of the long game: `pbem state --at` ------------------------------------------------
+
+#: How many versions of the 10,000-event game `past_versions` loads, spread evenly, each the last one before a
+#: snapshot (the longest fold after one: the worst case of the snapshot interval).
+PAST_VERSIONS = 10
+
+
+def ten_thousand_game(url: str, game: str, tmp: Path) -> str:
+    """A copy of the long game cut after its first 10,000 events (at a batch's end, `_ten_thousand`), with its
+    snapshots up to there: a game of 10,000 events as the service left it, for the commands that read a
+    whole log (`pbem state` checks the whole chain). Its URL."""
+    db = make_engine(url)
+    with UnitOfWork(db) as uow:
+        cut = _ten_thousand(uow.events.read(game))
+    db.dispose()
+    path = tmp / "game-10k-cut.sqlite"
+    if path.exists():
+        path.unlink()
+    shutil.copyfile(url.removeprefix("sqlite:///"), path)
+    copy = f"sqlite:///{path}"
+    db = make_engine(copy)
+    with db.begin() as conn:
+        conn.execute(text("DELETE FROM events WHERE game_id = :g AND version > :v"), {"g": game, "v": cut})
+        conn.execute(text("DELETE FROM snapshots WHERE game_id = :g AND version > :v"), {"g": game, "v": cut})
+    db.dispose()
+    return copy
+
+
+def past_versions(url: str, game: str) -> dict[str, list[float]]:
+    """Seconds to load versions spread over a 10,000-event game as `pbem state GAME --at V` does, in a cold
+    process (no remembered state): the whole chain checked from the stored texts (`check_log`, the "check"),
+    then the current state for the viewer's check and version V, each from its nearest snapshot with the
+    events after it folded (the "load"); as the command did before issue 30 (the whole log read, decoded and
+    its chain checked, then the same loads); and, the reference, the replay from zero of each version (no
+    snapshot: `replay_stored` from version 0, what a game without snapshots costs). Also `pbem game list`'s
+    standing of the game, cold."""
+    db = make_engine(url)
+    head = _count(url, game)
+    every = SNAPSHOT_EVERY
+    versions = [max(1, (head * k // PAST_VERSIONS) // every * every - 1) for k in range(1, PAST_VERSIONS + 1)]
+    times: dict[str, list[float]] = {"check": [], "load": [], "before": [], "zero": [], "list": []}
+    for version in versions:
+        RECENT.forget()
+        start = time.perf_counter()
+        with UnitOfWork(db) as uow:
+            (listed,) = standings(uow)
+        times["list"].append(time.perf_counter() - start)
+        assert listed.version == head
+        RECENT.forget()
+        start = time.perf_counter()
+        with UnitOfWork(db) as uow:
+            check_log(uow, game)
+            checked = time.perf_counter()
+            load_state(uow, game)
+            past = load_state(uow, game, upto=version)
+        times["check"].append(checked - start)
+        times["load"].append(time.perf_counter() - checked)
+        RECENT.forget()
+        start = time.perf_counter()
+        with UnitOfWork(db) as uow:
+            checked_log(uow, game)
+            load_state(uow, game)
+            load_state(uow, game, upto=version)
+        times["before"].append(time.perf_counter() - start)
+        start = time.perf_counter()
+        with UnitOfWork(db) as uow:
+            zero, _ = replay_stored(uow, game, upto=version)
+        times["zero"].append(time.perf_counter() - start)
+        assert past == zero and past.version == version, version
+    RECENT.forget()
+    db.dispose()
+    return times
+
+
+def state_at_command(url: str, game: str) -> tuple[float, float]:
+    """Wall time of `pbem state GAME --at V --json` (V the middle version) and of `pbem --help`, the start-up
+    alone, in the same run."""
+    command = _wall([PBEM, "--db", url, "state", game, "--at", str(_count(url, game) // 2), "--as", "moderator",
+                     "--json"])
+    return command, _wall([PBEM, "--help"])
+
+
 # -- a bot game ----------------------------------------------------------------------------------------
 
 
@@ -287,7 +384,7 @@ def bot_game(tmp: Path) -> tuple[float, float, int]:
     return took, cpu, 1 + summary.orders_sent + summary.deadlines_missed + summary.deadlines_waited
 
 
-PARTS = ("inbound", "start-up", "replay", "bot", "outbox")
+PARTS = ("inbound", "start-up", "replay", "past", "bot", "outbox")
 
 
 def main() -> None:
@@ -306,9 +403,12 @@ def main() -> None:
         parser.error(f"unknown part(s): {', '.join(sorted(parts - set(PARTS)))}; the parts are {', '.join(PARTS)}")
     if args.skip_bot_game:
         parts.discard("bot")
-    if "replay" in parts:
+    if parts & {"replay", "past"}:
         url, game, seed = big_game(args.cache)
         total = _count(url, game)
+    pasts: list[dict[str, list[float]]] = []
+    cut_url, cut_events = "", 0
+    commands: list[tuple[float, float]] = []
     rates, latencies, cpus, starts, replays, verifies, bots, commits = [], [], [], [], [], [], [], []
     outboxes: dict[str, list[tuple[float, float]]] = {"a Maildir": [], "memory": []}
     with tempfile.TemporaryDirectory() as tmp:
@@ -325,6 +425,12 @@ def main() -> None:
             if "replay" in parts:
                 replays.append(replay_and_verify(url, game, seed))
                 verifies.append(verify_command(url, game))
+            if "past" in parts:
+                if not cut_url:
+                    cut_url = ten_thousand_game(url, game, Path(tmp))
+                    cut_events = _count(cut_url, game)
+                pasts.append(past_versions(cut_url, game))
+                commands.append(state_at_command(cut_url, game))
             if "bot" in parts and (round_ % 2 == 0 or args.rounds == 1):
                 bots.append(bot_game(Path(tmp)))
             if "outbox" in parts:
@@ -345,6 +451,23 @@ def main() -> None:
             print(f"  {key}: median {_median([r[key] for r in replays]) * 1e3:.0f} ms")
         print(f"  `pbem verify` as a command on the whole game ({total} events), start-up included: median "
               f"{_median(verifies):.2f} s")
+    if pasts:
+        check, load, before, zero, listed = ([t for p in pasts for t in p[key]]
+                                             for key in ("check", "load", "before", "zero", "list"))
+        now = [c + lo for c, lo in zip(check, load)]
+        print(f"a past version of a {cut_events}-event game (the long game cut there), {PAST_VERSIONS} "
+              f"versions spread over it, each the last before a snapshot ({len(now)} loads, cold):")
+        print(f"  as `pbem state --at` loads it: median {_median(now) * 1e3:.0f} ms, max {max(now) * 1e3:.0f} ms; of "
+              f"which the whole chain checked from the stored texts {_median(check) * 1e3:.0f} ms, the current state "
+              f"and V from their snapshots {_median(load) * 1e3:.1f} ms (medians)")
+        print(f"  as it did before issue 30 (the whole log read, decoded and checked first): median "
+              f"{_median(before) * 1e3:.0f} ms, max {max(before) * 1e3:.0f} ms")
+        print(f"  the replay from zero (the reference): median {_median(zero) * 1e3:.0f} ms, max {max(zero) * 1e3:.0f} ms; "
+              f"ratios of medians to it: the command's load {_median(now) / _median(zero):.2f}, before "
+              f"{_median(before) / _median(zero):.2f}, the snapshot load alone {_median(load) / _median(zero):.3f}")
+        print(f"  `pbem game list`'s standing of the game (its state now, cold): median {_median(listed) * 1e3:.1f} ms a game")
+        print(f"  `pbem state GAME --at V --json` as a command: median {_median([c[0] for c in commands]):.2f} s, "
+              f"`pbem --help` (start-up alone) {_median([c[1] for c in commands]):.2f} s")
     for into, runs in outboxes.items():
         if runs:
             print(f"the outbox, {args.letters} letters into {into} (SQLite): median {_median([o[0] for o in runs]):.0f} "

@@ -15,9 +15,10 @@ from .context import Context
 from .diff import diff
 from .errors import Pbem
 from .explain import explain
-from .games import deadline, game, log, rollback, state, submit, verify
+from .games import deadline, game, rollback, submit, verify
 from .operator import config, flush, ingest, queue, serve, tick
 from .play import demo, map_, rules, simulate
+from .reading import log, state
 from .transfer import export, import_
 
 

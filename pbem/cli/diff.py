@@ -21,6 +21,7 @@ def diff(ctx: Context, game_id: str, a: int, b: int, viewer: str) -> None:
     from pbem.audit.diff import diff as differences
     from pbem.audit.diff import views_between
     from pbem.rules.core.events import Event
+    from pbem.rules.view import viewer_label
     from pbem.service.projector import checked_log
 
     with UnitOfWork(ctx.db) as uow:
@@ -29,9 +30,10 @@ def diff(ctx: Context, game_id: str, a: int, b: int, viewer: str) -> None:
         recorded = checked_log(uow, game_id)
     events = [Event.from_payload(r.type, r.payload) for r in recorded]
     try:
-        who, before, after = views_between(game_id, events, a, b, viewer)
+        granted, before, after = views_between(game_id, events, a, b, viewer)
     except ValueError as exc:
         fail(str(exc))
+    who = viewer_label(viewer, granted)
     lines = differences(before, after)
     span = (f"from version {a} (turn {before['turn']}, {before['phase']}) "
             f"to version {b} (turn {after['turn']}, {after['phase']})")

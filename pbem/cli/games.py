@@ -1,4 +1,4 @@
-"""Commands about games: create and list them, give orders, read their state and log, verify, end a step."""
+"""Commands about games: create and list them, give orders, verify, roll back, end a step (reading one: `reading`)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import click
 from pbem.audit.heads import SHOWN_HEAD_DIGITS, find_head, is_head, shown_in
 from pbem.store.unit_of_work import UnitOfWork
 
-from .context import Context, fail, now, pass_ctx, viewer_option
-from .output import say, say_json, say_lines
+from .context import Context, fail, now, pass_ctx
+from .output import say, say_lines
 from .progress import progress_bar
 
 
@@ -49,11 +49,16 @@ def game_create(ctx: Context, game_id: str, players: tuple[str, ...], options: t
 @game.command("list")
 @pass_ctx
 def game_list(ctx: Context) -> None:
-    """List the games in the database."""
+    """List the games: where each stands (turn, phase), whether it runs, is paused or has ended, its deadline."""
+    from pbem.service.standing import standings
+
     with UnitOfWork(ctx.db) as uow:
-        for row in uow.games.list():
-            version, _ = uow.events.head(row.game_id)
-            say(row.game_id, row.status, f"version {version}", sep="\t")
+        listed = standings(uow)
+    for game in listed:
+        if game.damaged:
+            say(game.game_id, "damaged", game.damaged, f"version {game.version}", sep="\t")
+        else:
+            say(game.game_id, game.when, game.condition, game.due, f"version {game.version}", sep="\t")
 
 
 @click.command()
@@ -75,102 +80,6 @@ def submit(ctx: Context, game_id: str, who: str) -> None:
         fail(str(exc))
     say_lines(receipt.lines())
     sys.exit(0 if receipt.ok else 1)
-
-
-def state_at(ctx: Context, game_id: str, at: int | None, viewer: str = "observer"):
-    """The game at version ``at`` (default: now) and the viewer checked against the game as it stands now.
-
-    The log's chain is checked first: a damaged log is named, never shown as if
-    it were sound.
-    """
-    from pbem.rules.view import check_viewer
-    from pbem.service.projector import checked_log, load_state
-
-    with UnitOfWork(ctx.db) as uow:
-        if uow.games.get(game_id) is None:
-            fail(f"there is no game called {game_id!r}")
-        version = len(checked_log(uow, game_id))
-        if at is not None and not 1 <= at <= version:
-            fail(f"--at {at} is outside the log of {game_id}: versions 1 to {version}")
-        current = load_state(uow, game_id)
-        try:
-            who = check_viewer(current, viewer)
-        except ValueError as exc:
-            fail(str(exc))
-        return (current if at is None else load_state(uow, game_id, upto=at)), who
-
-
-@click.command()
-@click.argument("game_id")
-@viewer_option
-@click.option("--at", "at", type=int, default=None, help="Show the game as it was at this version.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (see docs/state.md).")
-@pass_ctx
-def state(ctx: Context, game_id: str, viewer: str, at: int | None, as_json: bool) -> None:
-    """Show a game as VIEWER sees it, now or at a past version."""
-    from pbem.rules.view import view
-
-    current, viewer = state_at(ctx, game_id, at, viewer)
-    data = view(current, viewer)
-    if as_json:
-        say_json(data, indent=2, sort_keys=True)
-        return
-    say(f"{data['game']}  version {data['version']}  turn {data['turn']}  phase {data['phase']}")
-    for who, p in data["pending"].items():
-        say(f"  waiting for {who}: {p['question']}")
-    small = "Small Cities" in data.get("variants", [])
-    for name, n in data["nations"].items():
-        towns = f"  towns {n['towns_on_board']:>2}" if small else ""
-        say(f"  {name:<8} {n['player']:<12} stock {n['stock']:>2}  treasury {n['treasury']:>2}  tokens {n['tokens_on_board']:>2}{towns}  cities {n['cities_on_board']}")
-    if viewer in ("moderator", "auditor") and at is None:
-        _show_bounces(ctx, game_id, current)
-    for name, a in data["areas"].items():
-        if a["tokens"] or a["city"] or a.get("towns"):
-            units = [f"{k} {v}" for k, v in a["tokens"].items()] + [f"{k} {v} towns" for k, v in a.get("towns", {}).items()]
-            city = [f"city of {a['city']}"] if a["city"] else []
-            say(f"  {name}: {'; '.join(filter(None, [', '.join(units), *city]))}")
-
-
-def _show_bounces(ctx: Context, game_id: str, current) -> None:
-    """The moderator's view of whose mail bounces (the players' views never show addresses)."""
-    from pbem.service.bounces import bounce_counts
-
-    with UnitOfWork(ctx.db) as uow:
-        counts = bounce_counts(uow, game_id)
-    for player_id, bounces in sorted(counts.items()):
-        last = bounces[-1]
-        why = " ".join(x for x in (last.get("status", ""), last.get("reason", "")) if x)
-        say(
-            f"  mail: {current.player(player_id).name}: {len(bounces)} letter{'s' if len(bounces) != 1 else ''} bounced"
-            f", last {last['at'][:16].replace('T', ' ')}" + (f" ({why})" if why else "")
-        )
-
-
-@click.command()
-@click.argument("game_id")
-@viewer_option
-@click.option("--json", "as_json", is_flag=True)
-@pass_ctx
-def log(ctx: Context, game_id: str, viewer: str, as_json: bool) -> None:
-    """The game's history as VIEWER may read it, with the rule clauses applied."""
-    from pbem.audit.history import history
-    from pbem.service.projector import checked_log
-
-    with UnitOfWork(ctx.db) as uow:
-        if uow.games.get(game_id) is None:
-            fail(f"there is no game called {game_id!r}")
-        recorded = checked_log(uow, game_id)
-    try:
-        entries = history(game_id, recorded, viewer)
-    except ValueError as exc:
-        fail(str(exc))
-    if as_json:
-        say_json(entries, indent=2)
-        return
-    for e in entries:
-        cites = f"  [{', '.join(e['cites'])}]" if e["cites"] else ""
-        undone = f"  (superseded by the rollback at version {e['superseded_by']})" if e.get("superseded_by") else ""
-        say(f"{e['version']:>5}  {e['text']}{cites}{undone}")
 
 
 def _verify_kept_head(ctx: Context, game_id: str, recorded: list, kept_head: str) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from .context import Context, fail, pass_ctx, viewer_option
-from .games import state_at
+from .reading import state_at
 from .output import say, say_json, say_lines
 from .progress import progress_bar
 
@@ -120,9 +120,9 @@ def map_(ctx: Context, game_id: str, at: int | None, viewer: str, out: Path) -> 
         fail(f"--out names an .svg or a .png file, not {out.name!r}")
     if not out.parent.is_dir():
         fail(f"the folder {out.parent} does not exist")
-    state, who = state_at(ctx, game_id, at, viewer)
+    state, who, label = state_at(ctx, game_id, at, viewer)
     if suffix == ".svg":
         out.write_text(board_svg(state, who), encoding="utf-8")
     else:
         out.write_bytes(board_png(state, who))
-    say(f"{out}: the board of {game_id} at version {state.version}, as {who} sees it")
+    say(f"{out}: the board of {game_id} at version {state.version}, as {label} sees it")

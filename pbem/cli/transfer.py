@@ -71,6 +71,7 @@ def import_(ctx: Context, source: str, check_only: bool) -> None:
         check_export,
         store_export,
     )
+    from pbem.service.projector import snapshot_log
 
     try:
         export = _read(source)
@@ -90,6 +91,7 @@ def import_(ctx: Context, source: str, check_only: bool) -> None:
     try:
         with UnitOfWork(ctx.db) as uow:
             store_export(uow, export)
+            snapshot_log(uow, game_id, now())
             stored = uow.games.get(game_id)
             status, seed = stored.status, stored.secret_seed
     except (ExportError, ImportRefused) as exc:

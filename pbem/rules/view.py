@@ -17,6 +17,7 @@ from pbem.rules.phases.ast import final_standings
 from pbem.rules.ruleset.model import money_type
 from pbem.rules.ruleset.options import options_of
 from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.table import paused_by_moderator
 from pbem.rules.turn import phase_title
 
 VIEWERS = ("observer", "moderator", "auditor")
@@ -65,6 +66,15 @@ def check_viewer(state: GameState, viewer: str) -> str:
             chosen = ", ".join(sorted(n.lower() for n in state.nations)) or "none chosen yet"
             raise ValueError(f"no nation {nation!r} in game {state.game_id} (its nations: {chosen})")
     return canonical
+
+
+def viewer_label(asked: str, granted: str) -> str:
+    """How a command names the viewer it answered: ``granted`` (`check_viewer`'s), except an auditor of a game still
+    in play, who is named an auditor with what he reads, not "observer": he asked as an auditor, and a label that
+    names another role reads as a mistake (issue 30)."""
+    if normalise_viewer(asked) == "auditor" and granted != "auditor":
+        return "auditor (reading what an observer reads until the game ends)"
+    return granted
 
 
 def _sees_hand(viewer: str, nation: str) -> bool:
@@ -147,6 +157,7 @@ def view(state: GameState, viewer: str) -> dict[str, Any]:
         "turn": state.turn,
         "phase": state.phase,
         "deadline": state.deadline,
+        "paused": paused_by_moderator(state),
         "viewer": viewer,
         "seed_commitment": state.seed_commitment,
         "players": [{"id": p.id, "name": p.name, "nation": p.nation} for p in state.players],

@@ -40,11 +40,12 @@ from pbem.rules.branches import walk
 from pbem.rules.core.events import Event
 from pbem.rules.core.state import GameState
 from pbem.rules.ledger import revealed_seed
-from pbem.rules.view import check_viewer, view
+from pbem.rules.view import check_viewer, normalise_viewer, view
 from pbem.store.events import RecordedEvent
 
 __all__ = [
-    "Explainer", "TurnPage", "archive_files", "check_out", "explanation_lines", "turn_pages", "viewer_label", "write_archive",
+    "Explainer", "TurnPage", "archive_files", "check_out", "explanation_lines", "seat_notes", "turn_pages", "viewer_label",
+    "write_archive",
 ]
 
 #: The stylesheet every page links to, copied from `templates/archive/`.
@@ -105,6 +106,32 @@ def turn_pages(game_id: str, recorded: Sequence[RecordedEvent]) -> list[TurnPage
     ]
 
 
+def seat_notes(recorded: Sequence[RecordedEvent], turn_of: Mapping[int, int]) -> dict[int, str]:
+    """For each seat handed over (REPLACE), since when its holder has it and who held it before:
+    ``{player id: "since turn 3, after Bob"}`` (``turn_of`` maps a version to its turn, 0 for setup).
+
+    The index lists the seats as they are now, so a reader of a finished game
+    would otherwise credit the whole game to the last holder. A handover is
+    never undone by a rollback (`pbem.rules.branches`: the seats stay as they
+    are), so every PlayerReplaced counts, superseded or not.
+    """
+    names: dict[int, str] = {}
+    before: dict[int, list[str]] = {}
+    since: dict[int, int] = {}
+    for rec in recorded:
+        if rec.type == "GameCreated":
+            names = {p["id"]: p["name"] for p in rec.payload["players"]}
+        elif rec.type == "PlayerReplaced":
+            seat = rec.payload["player"]
+            before.setdefault(seat, []).append(names.get(seat, f"player {seat}"))
+            names[seat] = rec.payload["name"]
+            since[seat] = turn_of.get(rec.version, 0)
+    return {
+        seat: f"since {'turn ' + str(since[seat]) if since[seat] else 'setup'}, after {', '.join(held)}"
+        for seat, held in before.items()
+    }
+
+
 def _environment(templates_dir: Path) -> jinja2.Environment:
     """Every page through jinja2 with autoescape on: a player's name is text, never markup."""
     env = jinja2.Environment(
@@ -153,8 +180,11 @@ def _nation_rows(seen: Mapping[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def viewer_label(viewer: str, final: GameState) -> str:
-    """Who the archive was written for, in words a reader of the page knows ("the player of Italy")."""
+def viewer_label(viewer: str, final: GameState, asked: str | None = None) -> str:
+    """Who the archive was written for, in words a reader of the page knows ("the player of Italy"); an auditor
+    of a game still in play (``asked`` auditor, ``viewer`` observer) is named an auditor, with what he reads."""
+    if asked is not None and normalise_viewer(asked) == "auditor" and viewer != "auditor":
+        return "an auditor (reading what an observer reads until the game ends)"
     if viewer.startswith("player:"):
         nation = viewer.split(":", 1)[1]
         proper = next((n for n in final.nations if n.lower() == nation), nation.title())
@@ -188,7 +218,7 @@ def archive_files(
         raise ValueError(f"game {game_id} has no events to archive")
     turns = turn_pages(game_id, recorded)
     final = turns[-1].state
-    viewer = check_viewer(final, viewer)
+    asked, viewer = viewer, check_viewer(final, viewer)
     entries = history(game_id, list(recorded), viewer)
     by_version = {v: t for t in turns for v in t.versions}
     for entry in entries:
@@ -204,7 +234,7 @@ def archive_files(
     common = {
         "game": game_id,
         "viewer": viewer,
-        "viewer_label": viewer_label(viewer, final),
+        "viewer_label": viewer_label(viewer, final, asked),
         "stylesheet": STYLESHEET,
         "small_cities": "Small Cities" in seen["variants"],
     }
@@ -219,6 +249,7 @@ def archive_files(
         head_version=recorded[-1].version,
         entries_count=len(entries),
         seed=revealed_seed(final, viewer),
+        seat_notes=seat_notes(recorded, {v: t.number for v, t in by_version.items()}),
     )
     for i, turn in enumerate(turns):
         at_end = view(turn.state, viewer)

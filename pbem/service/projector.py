@@ -13,13 +13,13 @@ import threading
 from collections import OrderedDict
 from datetime import datetime
 
-from pbem.rules.branches import fold_log
+from pbem.rules.branches import fold_log, walk
 from pbem.rules.core.codec import state_from_json, state_to_json
 from pbem.rules.core.events import Event
 from pbem.rules.core.state import GameState
 from pbem.rules.engine import ENGINE_VERSION, known_event_type
 from pbem.store.events import RecordedEvent
-from pbem.store.verify import verify_chain
+from pbem.store.verify import chain_holds, verify_chain
 
 #: The status of a game brought in by `pbem import`: read, replayed and verified here, never played on.
 IMPORTED = "imported"
@@ -161,7 +161,13 @@ def replay_stored(uow, game_id: str, *, after: int = 0, upto: int | None = None,
 
 
 def load_state(uow, game_id: str, upto: int | None = None) -> GameState:
-    """The state at version ``upto`` (default: now), from a remembered state or the nearest snapshot."""
+    """The state at version ``upto`` (default: now), from a remembered state or the nearest snapshot.
+
+    A snapshot is the state at its version, whichever branch of a rollback
+    that version lies on (versions are never reused), so the nearest one at
+    or before ``upto`` is a sound start; a rollback in the events folded
+    after it asks for its target here again (`pbem state --at` relies on it).
+    """
     if upto is not None:
         started = RECENT.phase_start(uow, game_id, upto)
         if started is not None:
@@ -253,6 +259,45 @@ def checked_log(uow, game_id: str) -> list[RecordedEvent]:
     return recorded
 
 
+def check_log(uow, game_id: str) -> int:
+    """The version at the head of a game's log, once its whole hash chain and its event types are checked:
+    DamagedLog otherwise, naming the break as `checked_log` does.
+
+    For a command that shows the game and needs the log only checked, not
+    decoded (`pbem state`, now or `--at`): the hashes are worked out from
+    the texts the store holds (`chain_holds`), which takes about half the
+    time of decoding every row and encoding it again. Where that finds a
+    fault, `checked_log` checks the log as `pbem verify` does and names it;
+    should it find none (a text stored in another spelling than the one
+    hashed), the log is sound and served.
+    """
+    stored = uow.events.stored_texts(game_id)
+    if not chain_holds(game_id, stored):
+        checked_log(uow, game_id)
+    for row in stored:
+        if not known_event_type(row.type):
+            readable(uow.events.read(game_id, after=row.version - 1, upto=row.version))  # DamagedLog naming it
+    return len(stored)
+
+
 def maybe_snapshot(uow, state: GameState, previous_version: int, now: datetime) -> None:
     if state.version // SNAPSHOT_EVERY > previous_version // SNAPSHOT_EVERY:
         uow.snapshots.save(state.game_id, state.version, state_to_json(state), ENGINE_VERSION, now)
+
+
+def snapshot_log(uow, game_id: str, now: datetime) -> int:
+    """Write the snapshots a game played here would have (one at each multiple of SNAPSHOT_EVERY) for a game whose
+    log came in whole (`pbem import`); how many were written.
+
+    Without them every past version of an imported game (`pbem state --at`,
+    and a rollback's target when the state is loaded) is a replay from zero;
+    with them it costs a snapshot interval, as for a game played here. One
+    walk of the log, which follows its rollbacks, so each snapshot is the
+    state at its version whichever branch that version is on.
+    """
+    written = 0
+    for version, _before, _event, after in walk(game_id, readable(uow.events.read(game_id))):
+        if version % SNAPSHOT_EVERY == 0:
+            uow.snapshots.save(game_id, version, state_to_json(after), ENGINE_VERSION, now)
+            written += 1
+    return written

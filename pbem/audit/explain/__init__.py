@@ -31,7 +31,7 @@ from pbem.rules.core.events import Event
 from pbem.rules.core.state import GameState
 from pbem.rules.engine import describe_event, is_input
 from pbem.rules.turn import phase_title
-from pbem.rules.view import check_viewer
+from pbem.rules.view import check_viewer, viewer_label
 from pbem.store.events import RecordedEvent
 
 #: The explainer of each event type with arithmetic of its own; any other type is explained by `general`.
@@ -128,11 +128,11 @@ def explain(game_id: str, recorded: Sequence[RecordedEvent], version: int, viewe
     at_start = _state_before(game_id, events, start) if start is not None else None
     before = _state_before(game_id, events, version, at_start)
     now = _state_before(game_id, events, len(events) + 1, before)
-    viewer = check_viewer(now, viewer)
+    asked, viewer = viewer, check_viewer(now, viewer)
     after = _state_before(game_id, events, version + 1, before)
     undone = superseded(events).get(version)
     return _explained(game_id, events, recorded, version, viewer, (at_start, before, after), (undone, now.finished),
-                      {} if found is None else found)
+                      {} if found is None else found, label=viewer_label(asked, viewer))
 
 
 def explain_all(game_id: str, recorded: Sequence[RecordedEvent], viewer: str, *,
@@ -145,7 +145,7 @@ def explain_all(game_id: str, recorded: Sequence[RecordedEvent], viewer: str, *,
     events = _events(game_id, recorded)
     steps = list(walk(game_id, events))
     now = steps[-1][3] if steps else fold_log(game_id, events)
-    viewer = check_viewer(now, viewer)
+    asked, viewer = viewer, check_viewer(now, viewer)
     out: dict[int, Explanation] = {}
     undone = superseded(events)
     at_start: GameState | None = None
@@ -154,7 +154,7 @@ def explain_all(game_id: str, recorded: Sequence[RecordedEvent], viewer: str, *,
             at_start = before
         out[version] = _explained(
             game_id, events, recorded, version, viewer, (at_start, before, after), (undone.get(version), now.finished),
-            {} if found is None else found,
+            {} if found is None else found, label=viewer_label(asked, viewer),
         )
     return out
 
@@ -162,10 +162,11 @@ def explain_all(game_id: str, recorded: Sequence[RecordedEvent], viewer: str, *,
 def _explained(
     game_id: str, events: Sequence[Event], recorded: Sequence[RecordedEvent], version: int, viewer: str,
     states: tuple[GameState | None, GameState, GameState], standing: tuple[int | None, bool],
-    found: Mapping[int, Mapping[str, Any]],
+    found: Mapping[int, Mapping[str, Any]], *, label: str | None = None,
 ) -> Explanation:
     """One explanation, given the states it reads (before the batch's input, before the event, after it) and where
-    the event stands (the rollback that superseded it, if any; whether the game has ended)."""
+    the event stands (the rollback that superseded it, if any; whether the game has ended). ``label`` names the
+    viewer in the first line (`viewer_label`: an auditor during play is named an auditor; default ``viewer``)."""
     at_start, before, after = states
     undone, finished = standing
     start = _input(events, version)
@@ -180,7 +181,7 @@ def _explained(
     told = EXPLAINERS.get(event.type, general)(case)
     if not told.before:
         told = Told(general(case).before, told.how)
-    lines = [f"EXPLAIN version {version} of {game_id} ({_when(before)}), as {viewer}."]
+    lines = [f"EXPLAIN version {version} of {game_id} ({_when(before)}), as {label or viewer}."]
     if undone:
         lines.append(f"Superseded by the rollback at version {undone}: this no longer counts in the game.")
     lines.append(f"Outcome: {outcome}")
