@@ -107,6 +107,16 @@ def neutral_question(state: GameState) -> str:
     return f"orders for {phase_title(state, state.phase)}"
 
 
+def question_gist(question: str) -> str:
+    """What a question asks, without the rules it explains: up to its first colon or full stop.
+
+    "Step 3b, movement: each token moves once, ..." is "Step 3b, movement": what the moderator needs to
+    see of each player asked, in one short line, when a letter lists them all.
+    """
+    cut = min((i for i in (question.find(": "), question.find(". ")) if i > 0), default=len(question))
+    return question[:cut].rstrip(".")
+
+
 def asked_entry(state: GameState, viewer: str, prompt: Prompt) -> dict[str, Any]:
     """One entry of a view's ``pending``: who is asked and the step; the question only for those who may read it."""
     question = prompt.question if sees_prompt(state, viewer, prompt) else neutral_question(state)

@@ -30,6 +30,7 @@ from pbem.rules.core.draws import Draws, commitment
 from pbem.rules.core.rejection import NotYourTurn, Rejection
 from pbem.rules.core.state import GameState, Player
 from pbem.rules.ruleset.options import OptionError, validate_options
+from pbem.rules.view import question_gist
 from pbem.store.unit_of_work import UnitOfWork
 
 from . import intent
@@ -52,7 +53,6 @@ from .pictures import board_picture
 from .press_replies import PressReply, as_press, sent_press
 from .projector import load_state
 from .queries import answer as queries_answer
-from .queries import question_gist
 from .rollback import PREVIEW_HEADLINE, PREVIEW_SUBJECT, after_rollback, preview, previewed, rolled_back
 from .screening import absences_ahead, newcomers_allowed, press_allowed
 from .seats import hand_over

@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pbem.mail.render import Picture, Renderer, build_message, make_message_id
+from pbem.mail.render import Picture, RenderedMail, Renderer, build_message, make_message_id
 from pbem.mail.tokens import MODERATOR, game_address, press_reply_address, reply_address
 from pbem.rules.branches import restored
 from pbem.rules.core.events import Event
@@ -23,8 +23,9 @@ from pbem.rules.core.state import GameState, Player
 from pbem.rules.engine import apply, describe_event, pending
 from pbem.rules.table import press_readers, seat_generation, timezone_of
 from pbem.rules.turn import phase_title
-from pbem.rules.view import variants_in_force
+from pbem.rules.view import question_gist, variants_in_force
 
+from .combined import RANK, Part, combine, most_pressing
 from .press_replies import invitation
 from .settings import Settings
 
@@ -135,6 +136,8 @@ class Letters:
     sent: list[tuple[str, str]] = field(default_factory=list)
     #: The report each recipient got in this unit of work: the prompts it causes answer it.
     reports_sent: dict[str, str] = field(default_factory=dict)
+    #: The parts of the letter each reader of a game got in this unit of work (`combined`): later ones join it.
+    together: dict[tuple[str, str], list[Part]] = field(default_factory=dict)
 
     def thread_root(self, game_id: str, recipient: str) -> str:
         """The Message-ID of a player's first letter of a game (the start letter), which every later one references.
@@ -158,27 +161,47 @@ class Letters:
         auto_submitted: str | None = None,
         picture: Picture | None = None,
     ) -> str:
+        """Queue one letter, or join it to the letter this writer already queued for the same reader in this
+        unit of work when both are of the kinds that travel together (`combined`); the letter's id either way."""
         context = {**context, "board_cid": picture.content_id if picture is not None else None}
         rendered = self.renderer.render(kind, context)
-        root = self.thread_root(state.game_id, recipient)
         message_id = message_id or make_message_id(f"{state.game_id}:{state.version}:{purpose}:{recipient}", self.settings.domain)
-        raw = build_message(
-            sender=self.settings.sender,
-            recipient=recipient,
-            rendered=rendered,
-            message_id=message_id,
-            reply_to=reply_to,
-            in_reply_to=in_reply_to,
-            references=[root] if message_id != root else [],
-            date=self.now,
-            auto_submitted=auto_submitted,
-            picture=picture,
-        )
+        asked = (f"{context['player']}: {question_gist(context['question'])}, due {context['due'] or 'no deadline set'}."
+                 if kind == "prompt" else "")
+        part = Part(kind, rendered, message_id, reply_to, in_reply_to, auto_submitted, picture, asked)
+        self.sent.append((kind, recipient))
+        # An answer that refused a line travels alone, under its own subject: the player must see it first.
+        together = kind in RANK and not (kind == "ack" and (context["errors"] or context["held"] or context["nothing_found"]))
+        joined = self.together.get((state.game_id, recipient)) if together else None
+        if joined is not None:
+            joined.append(part)
+            together, shown = combine(joined)
+            raw = self._build(state.game_id, recipient, joined[0], together, shown)
+            self.uow.outbox.rewrite(joined[0].message_id, raw, most_pressing(joined).kind)
+            return joined[0].message_id
+        raw = self._build(state.game_id, recipient, part, rendered, picture)
         self.uow.outbox.enqueue(
             message_id=message_id, recipient=recipient, raw=raw, kind=kind, game_id=state.game_id, now=self.now
         )
-        self.sent.append((kind, recipient))
+        if together:
+            self.together[(state.game_id, recipient)] = [part]
         return message_id
+
+    def _build(self, game_id: str, recipient: str, head: Part, rendered: RenderedMail, picture: Picture | None) -> bytes:
+        """The message of a letter whose headers are ``head``'s (its first part's) and whose body is ``rendered``."""
+        root = self.thread_root(game_id, recipient)
+        return build_message(
+            sender=self.settings.sender,
+            recipient=recipient,
+            rendered=rendered,
+            message_id=head.message_id,
+            reply_to=head.reply_to,
+            in_reply_to=head.in_reply_to,
+            references=[root] if head.message_id != root else [],
+            date=self.now,
+            auto_submitted=head.auto_submitted,
+            picture=picture,
+        )
 
     def deadline_for(self, state: GameState, player_id: int) -> tuple[str | None, str]:
         """(the deadline in force as a letter to this player shows it, as a subject shows it): his zone, UTC beside."""

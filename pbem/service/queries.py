@@ -17,7 +17,7 @@ from pbem.rules.branches import superseded
 from pbem.rules.core.events import Event
 from pbem.rules.core.state import GameState, Player
 from pbem.rules.turn import phase_title
-from pbem.rules.view import neutral_question, sees_prompt, view
+from pbem.rules.view import neutral_question, question_gist, sees_prompt, view
 from pbem.store.unit_of_work import UnitOfWork
 from pbem.store.verify import verify_chain
 
@@ -28,16 +28,6 @@ HISTORY_LINES = 10
 HISTORY_MAX = 40
 #: EXPLAIN without a version lists this many of the latest versions the sender may read, to choose from.
 EXPLAIN_CHOICES = 5
-
-
-def question_gist(question: str) -> str:
-    """What a question asks, without the rules it explains: up to its first colon or full stop.
-
-    "Step 3b, movement: each token moves once, ..." is "Step 3b, movement": what the moderator needs to
-    see of each player asked, in one short line, when a letter lists them all.
-    """
-    cut = min((i for i in (question.find(": "), question.find(". ")) if i > 0), default=len(question))
-    return question[:cut].rstrip(".")
 
 
 def _viewer(player: Player | None) -> str:

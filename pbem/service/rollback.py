@@ -25,7 +25,7 @@ from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
 from pbem.rules.ledger import LOG_CLAUSE
 from pbem.rules.turn import phase_title
-from pbem.rules.view import view
+from pbem.rules.view import question_gist, view
 
 from .batch import (
     DEADLINE_FORMAT,
@@ -38,7 +38,6 @@ from .batch import (
 )
 from .letters import Letters
 from .projector import load_state, readable
-from .queries import question_gist
 from .settings import Settings
 
 #: The line a preview ends with, for the moderator to send back (or to answer with CONFIRM alone).

@@ -117,6 +117,12 @@ class Outbox:
             select(outbox).where(outbox.c.message_id.in_([key, f"<{key}>"]))
         ).first()
 
+    def rewrite(self, message_id: str, raw: bytes, kind: str) -> None:
+        """Replace an unsent letter's message and kind: parts joining it within the transaction that queued it
+        (pbem.service.combined); a letter once sent is never rewritten."""
+        self.conn.execute(outbox.update().where(outbox.c.message_id == message_id, outbox.c.sent_at.is_(None))
+                          .values(raw=bytes(raw), kind=kind))
+
     def latest_to(self, game_id: str, recipient: str, limit: int) -> list[Row]:
         """The newest letters of a game to one address, newest first: what a reply without a
         usable In-Reply-To most likely answers."""

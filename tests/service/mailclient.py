@@ -45,3 +45,25 @@ def send(port: int, message: EmailMessage | bytes, mail_from: str, to: list[str]
             smtp.sendmail(mail_from, to, message)
         else:
             smtp.send_message(message, mail_from, to)
+
+
+#: What only an acknowledgement's text says, whether it travels alone or with the report and prompt the
+#: same reply caused (pbem.service.combined).
+ACK_MARKS = ("ACCEPTED FROM THIS MESSAGE", "the answers to your questions are below", "No orders found in your message")
+
+
+def acks(maildir: Path, address: str) -> list[EmailMessage]:
+    """The letters to ``address`` that acknowledge a message of his, alone or with other parts."""
+    return [m for m in letters(maildir, address) if any(mark in text_of(m) for mark in ACK_MARKS)]
+
+
+def holding(maildir: Path, address: str, words: str) -> list[EmailMessage]:
+    """The letters to ``address`` whose text holds ``words``, oldest first."""
+    return [m for m in letters(maildir, address) if words in text_of(m)]
+
+
+def last_ack(maildir: Path, address: str) -> EmailMessage:
+    """The newest letter to ``address`` acknowledging a message of his."""
+    found = acks(maildir, address)
+    assert found, f"no acknowledgement for {address}: {subjects(maildir, address)}"
+    return found[-1]

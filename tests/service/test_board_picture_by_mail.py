@@ -12,7 +12,7 @@ from pbem.service.demo import reply_to_prompt
 from pbem.service.games import NewPlayer, create_game
 from pbem.service.server import PostOffice
 
-from .mailclient import latest, send
+from .mailclient import last_ack, latest, send
 
 PLAYERS = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.net"), NewPlayer("Cy", "cy@example.com")]
 EMAIL = {p.name: p.email for p in PLAYERS}
@@ -45,7 +45,7 @@ def test_a_report_shows_the_board_inline_and_attached_and_map_answers_with_it(sq
             report = latest(settings.maildir, "ann@example.org", "Report")
             send(office.port, reply_to_prompt(report, "ann@example.org", "MAP"), "ann@example.org", [str(report["Reply-To"])])
             await office.idle()
-            return report, latest(settings.maildir, "ann@example.org", "Orders received")
+            return report, last_ack(settings.maildir, "ann@example.org")
         finally:
             await office.stop()
 

@@ -15,7 +15,7 @@ from pbem.service.projector import load_state
 from pbem.service.server import PostOffice
 from pbem.store.unit_of_work import UnitOfWork
 
-from .mailclient import latest, letters, send, text_of
+from .mailclient import last_ack, latest, letters, send, text_of
 
 PLAYERS = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.net"), NewPlayer("Cy", "cy@example.com")]
 T0 = datetime(2026, 11, 25, 8, 0, tzinfo=timezone.utc)
@@ -136,7 +136,7 @@ def test_an_absence_announced_by_mail_holds_the_deadline_or_not_as_the_game_says
     first = asyncio.run(scenario())
     with UnitOfWork(db) as uow:
         state = load_state(uow, "g1")
-    ack = text_of(latest(settings.maildir, email[first], "Orders received"))
+    ack = text_of(last_ack(settings.maildir, email[first]))
     assert f"Away: {first} from 2026-11-26 to 2026-11-30 (family visit)" in ack
     others = [e for n, e in email.items() if n != first]
     told = [text_of(m) for e in others for m in letters(settings.maildir, e)

@@ -7,6 +7,8 @@ import os
 import shutil
 import subprocess
 import sys
+from email import message_from_bytes
+from email.policy import default as default_policy
 
 from pbem.rules.ruleset.loader import PACKAGED_DATA
 from pbem.store.database import make_engine
@@ -24,8 +26,18 @@ def test_demo_plays_setup_through_smtp_and_lists_the_mailboxes(tmp_path):
     for name in ("alice", "bruno", "chen"):
         assert f"{name}@players.example  (" in result.stdout
     assert result.stdout.count("A new game of Advanced Civilization") == 3
-    assert result.stdout.count("Orders received") == 3  # one acknowledgement per reply
-    assert result.stdout.count("Report: Nations and start areas") == 3
+    # one acknowledgement per reply and one report per player; what one reply caused for one player is one
+    # letter (pbem.service.combined): Bruno's acknowledgement and report, Alice's report and next prompt
+    told = {name: [m.get_body(preferencelist=("plain",)).get_content() for m in
+                   map(read, sorted((tmp_path / "demo" / "mail" / f"{name}@players.example" / "new").iterdir()))]
+            for name in ("alice", "bruno", "chen")}
+    assert sum("your orders are on file" in text for texts in told.values() for text in texts) == 3
+    assert all(sum("Nations and start areas to turn 1" in text for text in texts) == 1 for texts in told.values())
+    assert sum(len(texts) for texts in told.values()) == 11  # 14 letters before they travelled together
+
+
+def read(path):
+    return message_from_bytes(path.read_bytes(), policy=default_policy)
 
 
 def test_several_turns_by_mail_then_verify_re_derives_every_ruling(tmp_path):

@@ -18,7 +18,7 @@ from pbem.service.projector import load_state
 from pbem.service.server import PostOffice, utc_now
 from pbem.store.unit_of_work import UnitOfWork
 
-from .mailclient import latest, send, text_of
+from .mailclient import last_ack, latest, send, text_of
 
 PLAYERS = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.net"), NewPlayer("Cy", "cy@example.com")]
 MODERATOR = "mod@example.org"
@@ -30,7 +30,7 @@ def _log(db):
 
 
 def _body(settings, address: str) -> str:
-    return text_of(latest(settings.maildir, address, "Orders received")).replace("\r\n", "\n")
+    return text_of(last_ack(settings.maildir, address)).replace("\r\n", "\n")
 
 
 def test_explain_by_mail_answers_from_the_senders_view(world):

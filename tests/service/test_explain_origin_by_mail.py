@@ -25,7 +25,7 @@ from pbem.service.projector import load_state
 from pbem.service.server import PostOffice, utc_now
 from pbem.store.unit_of_work import UnitOfWork
 
-from .mailclient import latest, send, text_of
+from .mailclient import last_ack, latest, send, text_of
 
 PLAYERS = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.net"), NewPlayer("Cy", "cy@example.com")]
 MODERATOR = "mod@example.org"
@@ -39,7 +39,7 @@ def _log(db):
 
 def _answers(settings, address: str) -> str:
     """The latest acknowledgement, each line wrapped for a phone joined back to the line it continues."""
-    text = text_of(latest(settings.maildir, address, "Orders received")).replace("\r\n", "\n")
+    text = text_of(last_ack(settings.maildir, address)).replace("\r\n", "\n")
     out: list[str] = []
     for line in text.splitlines():
         if out and line.startswith("      ") and not line.startswith("       "):  # a continuation of "    By ..."

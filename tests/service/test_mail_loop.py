@@ -16,6 +16,7 @@ from email.utils import make_msgid
 import pytest
 from sqlalchemy import text
 
+from pbem.mail.order_text import ORDERS_BEGIN
 from pbem.service import inbound
 from pbem.service.demo import reply_to_prompt, suggested_orders
 from pbem.service.games import NewPlayer, create_game
@@ -23,7 +24,7 @@ from pbem.service.projector import load_state
 from pbem.service.server import PostOffice, utc_now
 from pbem.store.unit_of_work import UnitOfWork
 
-from .mailclient import latest, letters, send, subjects, text_of
+from .mailclient import acks, holding, last_ack, latest, letters, send, subjects, text_of
 
 PLAYERS = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.net"), NewPlayer("Cy", "cy@example.com")]
 
@@ -96,10 +97,12 @@ def test_setup_is_played_entirely_by_mail(world):
     for p in PLAYERS:
         got = subjects(settings.maildir, p.email)
         assert got[0] == "[g1] A new game of Advanced Civilization"
-        assert "[g1] Orders received" in got
-        assert any(s.startswith("[g1] Report: Nations and start areas") for s in got)
-        report = text_of(latest(settings.maildir, p.email, "Report"))
+        assert acks(settings.maildir, p.email)
+        (report,) = [text_of(m) for m in holding(settings.maildir, p.email, "Nations and start areas to turn 1")]
         assert report.count("placed its first token") == 3  # the whole phase, not only the last batch
+    # what one reply caused for one player travels as one letter: the last chooser's answer and report, the
+    # first mover's report and prompt
+    assert sum(len(letters(settings.maildir, p.email)) for p in PLAYERS) == 11
 
 
 def test_duplicate_delivery_appends_nothing_and_is_answered_once(world):
@@ -122,7 +125,7 @@ def test_duplicate_delivery_appends_nothing_and_is_answered_once(world):
         inbox = [r.status for r in uow.inbox.unprocessed()]
     assert added == ["NationChosen"]  # once, though delivered twice (same player asked: same deadline)
     assert inbox == []
-    assert subjects(settings.maildir, email_of(name)).count("[g1] Orders received") == 1
+    assert len(acks(settings.maildir, email_of(name))) == 1
 
 
 def test_a_forged_sender_changes_nothing_and_only_the_player_hears_of_it(world):
@@ -175,7 +178,7 @@ def test_a_fresh_mail_with_the_secret_line_is_accepted(world):
     state = state_of(db)
     player = next(p for p in state.players if p.name == name)
     assert player.nation == "Crete" and state.area("Knossos").tokens == {"Crete": 1}
-    ack = text_of(latest(settings.maildir, email_of(name), "Orders received"))
+    ack = text_of(last_ack(settings.maildir, email_of(name)))
     assert "NATION Crete" in ack and "PLACE Knossos" in ack
     assert any("could not tell who sent them" in s for s in subjects(settings.maildir, email_of(name)))
 
@@ -246,7 +249,7 @@ def test_a_crash_between_storing_and_processing_loses_nothing(world):
 
     name = run(scenario())
     assert any(p.nation == "Crete" for p in state_of(db).players)
-    assert subjects(settings.maildir, email_of(name)).count("[g1] Orders received") == 1
+    assert len(acks(settings.maildir, email_of(name))) == 1
 
 
 HOSTILE = {
@@ -317,7 +320,7 @@ def test_secret_orders_from_another_address_are_played_and_the_acknowledgement_s
     name = run(scenario())
     assert next(p for p in state_of(db).players if p.name == name).nation == "Crete"
     assert letters(settings.maildir, "me@hotel.example") == []  # the answer goes to the address of record
-    ack = text_of(latest(settings.maildir, email_of(name), "Orders received"))
+    ack = text_of(last_ack(settings.maildir, email_of(name)))
     assert "These orders came from me@hotel.example, not from your address of record" in ack
 
 
@@ -367,7 +370,7 @@ def test_a_reused_message_id_with_new_content_is_handled_and_a_redelivery_is_not
         rows = list(uow.conn.execute(text("SELECT message_id, status FROM inbox ORDER BY id")))
     assert len(rows) == 2 and all(status == "done" for _, status in rows)  # the relayed copy stored nothing
     assert rows[1][0].startswith(rows[0][0] + "#")
-    assert subjects(settings.maildir, email_of(name)).count("[g1] Orders received") == 2
+    assert len(acks(settings.maildir, email_of(name))) == 2
 
 
 def test_a_flood_of_help_gets_a_short_answer(world):
@@ -383,7 +386,7 @@ def test_a_flood_of_help_gets_a_short_answer(world):
             return name
 
     name = run(scenario())
-    ack = latest(settings.maildir, email_of(name), "Orders received")
+    ack = last_ack(settings.maildir, email_of(name))
     assert len(ack.as_bytes()) < 100_000
     body = text_of(ack)
     # The message is read up to its 30,000th line (pbem.mail.limits.MAX_LINES), its order lines up to the 300th.
@@ -394,7 +397,7 @@ def test_a_flood_of_help_gets_a_short_answer(world):
     assert body.count("Orders: ") == 1  # the answer to HELP, given once
 
 
-def test_every_letter_of_a_game_threads_to_the_start_letter_and_prompts_answer_their_report(world):
+def test_every_letter_of_a_game_threads_to_the_start_letter_and_a_prompt_travels_with_its_report(world):
     db, settings = world
 
     async def scenario():
@@ -414,11 +417,14 @@ def test_every_letter_of_a_game_threads_to_the_start_letter_and_prompts_answer_t
         assert str(start["Subject"]) == "[g1] A new game of Advanced Civilization" and start["References"] is None
         root = str(start["Message-ID"])
         assert later and all(root in str(m["References"]).split() for m in later), [str(m["Subject"]) for m in later]
-        for before, after in zip(mail, later):
-            if str(before["Subject"]).startswith("[g1] Report") and "your orders" in str(after["Subject"]):
-                assert str(after["In-Reply-To"]) == str(before["Message-ID"])  # the report that caused it
+        for letter in later:  # the report and the prompt it caused: one letter, what is asked said first
+            text = text_of(letter)
+            if "Nations and start areas to turn 1" in text and "your orders" in str(letter["Subject"]):
+                first = text.splitlines()[0]
+                assert first.startswith(f"{p.name} (") and ", due " in first, first
+                assert text.index("placed its first token") < text.index(ORDERS_BEGIN)
                 answered += 1
-    assert answered >= 1
+    assert answered == 1
     turn_prompt = latest(settings.maildir, email_of(current(db)), "your orders")
     assert str(turn_prompt["Subject"]).startswith("[g1] T1 ") and ": your orders, due " in str(turn_prompt["Subject"])
     # the movement prompt says where each group may go in one line, not one line per destination
@@ -448,7 +454,7 @@ def test_status_orders_hand_board_and_history_are_answered_from_the_senders_view
     asker = run(scenario())
     state = state_of(db)
     me = next(p for p in state.players if p.name == asker.name)
-    ack = latest(settings.maildir, asker.email, "Orders received")
+    ack = last_ack(settings.maildir, asker.email)
     body = text_of(ack).replace("\r\n", "\n")
     assert "No orders found" not in str(ack["Subject"]) and "NOT ACCEPTED" not in body
     assert body.startswith(f"{asker.name} ({me.nation}): the answers to your questions are below")
@@ -510,7 +516,7 @@ def test_hostile_mail_arriving_together_never_holds_up_a_players_reply(world):
     with UnitOfWork(db) as uow:
         statuses = [uow.inbox.get(i).status for i in range(1, 6)]
     assert "failed" not in statuses and "received" not in statuses, statuses
-    ack = latest(settings.maildir, email_of(name), "Orders received")
+    ack = last_ack(settings.maildir, email_of(name))
     assert "NATION Crete" in text_of(ack)
 
 

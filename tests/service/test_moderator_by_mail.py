@@ -13,7 +13,7 @@ from pbem.service.projector import load_state
 from pbem.service.server import PostOffice
 from pbem.store.unit_of_work import UnitOfWork
 
-from .mailclient import latest, letters, send, subjects, text_of
+from .mailclient import last_ack, latest, letters, send, subjects, text_of
 
 PLAYERS = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.net"), NewPlayer("Cy", "cy@example.com")]
 MODERATOR = "mod@example.org"
@@ -133,11 +133,11 @@ def test_the_moderator_runs_the_clock_by_mail_and_every_player_is_told_why(world
         assert deadline in text_of(prompt)
     assert letters(settings.maildir, "eve@attacker.example") == []
     assert "[g1] Orders ignored: sender does not match" in subjects(settings.maildir, MODERATOR)
-    assert "only the moderator can pause the game" in text_of(latest(settings.maildir, "ben@example.net", "Orders received"))
+    assert "only the moderator can pause the game" in text_of(last_ack(settings.maildir, "ben@example.net"))
     assert any("STATUS: Setup, " in ack for ack in told(settings, MODERATOR, "Orders received"))
     state = state_of(db)
     assert state.table.get("paused") is None and state.deadline == "2026-12-05 16:00 UTC"
-    assert f"Deadline: {state.deadline}" in text_of(latest(settings.maildir, MODERATOR, "Orders received"))
+    assert f"Deadline: {state.deadline}" in text_of(last_ack(settings.maildir, MODERATOR))
 
 
 def test_replace_hands_the_seat_to_a_new_player_and_the_old_reply_address_stops_working(world):

@@ -30,7 +30,7 @@ from pbem.service.settings import Settings
 from pbem.store.database import ensure_schema, make_engine
 from pbem.store.unit_of_work import UnitOfWork
 
-from .mailclient import latest, letters, send, subjects, text_of
+from .mailclient import last_ack, latest, letters, send, subjects, text_of
 
 PEOPLE = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.net"), NewPlayer("Cy", "cy@example.com")]
 MODERATOR = "mod@example.org"
@@ -168,7 +168,7 @@ def test_three_turns_by_mail_with_absence_reminder_missed_deadline_replacement_p
 
             # -- the moderator hands Crete to Dan, who plays on with his own reply address and SECRET
             await g.moderate(f"REPLACE Crete WITH Dan {DAN} {crete} has left the group")
-            ack = text_of(latest(settings.maildir, MODERATOR, "Orders received"))
+            ack = text_of(last_ack(settings.maildir, MODERATOR))
             assert f"\n  REPLACE Crete WITH Dan {DAN} {crete} has left the group" in ack  # the nation, not a number
             g.email["Dan"] = DAN
             start = latest(settings.maildir, DAN, "You take over Crete")

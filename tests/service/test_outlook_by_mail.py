@@ -26,7 +26,7 @@ from pbem.service.projector import load_state
 from pbem.service.server import PostOffice, utc_now
 from pbem.store.unit_of_work import UnitOfWork
 
-from .mailclient import latest, letters, send, text_of
+from .mailclient import holding, last_ack, latest, letters, send, text_of
 
 BEN = "ben@example.net"
 PLAYERS = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", BEN), NewPlayer("Cy", "cy@example.com")]
@@ -140,8 +140,8 @@ def _accepted(ack: EmailMessage) -> list[str]:
 
 
 def _clean_ack(settings) -> EmailMessage:
-    ack = latest(settings.maildir, BEN, "Orders received")
-    assert str(ack["Subject"]) == "[g1] Orders received", text_of(ack)
+    ack = last_ack(settings.maildir, BEN)
+    assert "NOT ACCEPTED" not in text_of(ack) and "Step still open" not in str(ack["Subject"]), text_of(ack)
     assert "NOT ACCEPTED" not in text_of(ack) and "No orders found" not in text_of(ack), text_of(ack)
     return ack
 
@@ -210,7 +210,7 @@ def _answer_the_acknowledgement(db, settings, client: str, below: str, *, thread
         prompt = latest(settings.maildir, BEN, "your orders")
         send(office.port, reply_to_prompt(prompt, BEN, "NATION Crete"), BEN, [str(prompt["Reply-To"])])
         await office.idle()
-        ack = latest(settings.maildir, BEN, "Orders received")
+        ack = last_ack(settings.maildir, BEN)
         assert "NATION Crete" in text_of(ack)
         send(office.port, outlook_reply(ack, client, below, threaded=threaded), BEN, [str(ack["Reply-To"])])
         await office.idle()
@@ -233,7 +233,7 @@ def test_a_mistake_below_the_copy_is_answered_as_one(world):
     db, settings = world
     state = _answer_the_acknowledgement(db, settings, "outlook", "PLACE Atlantis")
     assert state.player(2).nation == "Crete"
-    answer = text_of(latest(settings.maildir, BEN, "Orders received"))
+    answer = text_of(last_ack(settings.maildir, BEN))
     assert "NOT ACCEPTED" in answer and "PLACE Atlantis" in answer, answer
 
 
@@ -252,7 +252,7 @@ def test_the_turn_report_answered_below_its_copy(world):
             send(office.port, reply_to_prompt(prompt, address, suggested_orders(text_of(prompt))), address,
                  [str(prompt["Reply-To"])])
             await office.idle()
-        report = latest(settings.maildir, BEN, "Report")
+        report = holding(settings.maildir, BEN, "WHAT HAPPENED")[-1]  # with the prompt it caused
         orders = suggested_orders(text_of(latest(settings.maildir, BEN, "your orders")))
         sent.extend(line.strip() for line in orders.splitlines() if line.strip())
         send(office.port, outlook_reply(report, "yahoo", orders), BEN, [str(report["Reply-To"])])

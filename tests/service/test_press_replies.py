@@ -20,7 +20,7 @@ from pbem.service.server import utc_now
 from pbem.store import schema
 from pbem.store.unit_of_work import UnitOfWork
 
-from .mailclient import latest, letters, send, text_of
+from .mailclient import last_ack, latest, letters, send, text_of
 from .test_mail_loop import PLAYERS, email_of, run, started, state_of
 from .test_press_by_mail import _setup_by_mail
 
@@ -107,7 +107,7 @@ def test_a_reply_to_press_goes_to_its_writer_alone_and_its_writer_is_told(world,
     assert len(to_ann) == 1 and f"Press from {nation['Ben']} in reply to your press: {DEAL}" in to_ann[0]
     assert "Ochre for Bronze" not in to_ann[0] and "wrote:" not in to_ann[0] and "iPhone" not in to_ann[0]
     assert len(_press(settings, "Cy")) == 1  # Cy read the press TO ALL, never Ben's answer
-    ack = text_of(latest(settings.maildir, email_of("Ben"), "Orders received"))
+    ack = text_of(last_ack(settings.maildir, email_of("Ben")))
     assert f"PRESS in reply to {nation['Ann']}: relayed to {nation['Ann']} alone ({len(DEAL)} characters)" in ack and "NOT ACCEPTED" not in ack and "No orders found" not in ack
     to_ben = [text_of(m) for m in _press(settings, "Ben")]
     assert len(to_ben) == 2 and f"Press from {nation['Ann']} in reply to your press: Agreed: two Ochre then." in to_ben[1]
@@ -132,7 +132,7 @@ def test_grey_press_stays_anonymous_both_ways(world):
     (to_ann,) = _press(settings, "Ann")
     assert f"Press from Anonymous in reply to your press: {DEAL}" in text_of(to_ann)
     assert nation["Ben"] not in text_of(to_ann) and "Ben" not in text_of(to_ann)
-    ack = text_of(latest(settings.maildir, email_of("Ben"), "Orders received"))
+    ack = text_of(last_ack(settings.maildir, email_of("Ben")))
     assert "PRESS in reply to the anonymous press you read: relayed anonymously to its writer alone (29 characters)" in ack
     assert nation["Ann"] not in ack and "Ann" not in ack
 
@@ -181,7 +181,7 @@ def test_a_reply_to_press_when_press_is_off_is_answered_so(world):
 
     run(scenario())
     assert _press(settings, "Ann") == []
-    ack = text_of(latest(settings.maildir, email_of("Ben"), "Orders received"))
+    ack = text_of(last_ack(settings.maildir, email_of("Ben")))
     assert "press is off in this game" in ack
 
 
@@ -198,7 +198,7 @@ def test_orders_in_a_reply_to_press_are_played_and_not_relayed(world):
 
     run(scenario())
     assert _press(settings, "Ann") == []
-    ack = text_of(latest(settings.maildir, email_of("Ben"), "Orders received"))
+    ack = text_of(last_ack(settings.maildir, email_of("Ben")))
     assert "TIMEZONE Europe/Berlin" in ack and "nothing was relayed" in ack
     ben = next(p for p in state_of(db).players if p.name == "Ben")
     assert timezone_of(state_of(db), ben.id) == "Europe/Berlin"

@@ -14,7 +14,7 @@ from pbem.service.projector import load_state
 from pbem.service.server import PostOffice
 from pbem.store.unit_of_work import UnitOfWork
 
-from .mailclient import latest, letters, send, text_of
+from .mailclient import last_ack, latest, letters, send, text_of
 
 PLAYERS = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.net"), NewPlayer("Cy", "cy@example.com")]
 MODERATOR = "mod@example.org"
@@ -73,7 +73,7 @@ def test_rollback_by_mail_undoes_a_setup_choice_tells_each_player_and_keeps_both
     assert len(previews) == 1 and f"back to version {resting} (setup" in previews[0]
     assert "Knossos: Crete tokens 1 to 0 (-1)" in previews[0]  # what would change, before anything did
     assert f"ROLLBACK {resting} CONFIRM {chooser.name} meant Thrace, not Crete" in previews[0]
-    ack = text_of(latest(settings.maildir, MODERATOR, "Orders received"))
+    ack = text_of(last_ack(settings.maildir, MODERATOR))
     assert "SEED" in ack and "every player is told that you asked for the seed" in ack
     refused = [text_of(m) for m in letters(settings.maildir, MODERATOR) if "falls inside the outcomes of one order" in text_of(m)]
     assert refused, "the refused rollback is answered with its reason"

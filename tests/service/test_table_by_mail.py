@@ -15,7 +15,7 @@ from pbem.service.projector import load_state
 from pbem.service.server import PostOffice
 from pbem.store.unit_of_work import UnitOfWork
 
-from .mailclient import latest, letters, send, subjects, text_of
+from .mailclient import holding, last_ack, latest, letters, send, subjects, text_of
 
 PLAYERS = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.net"), NewPlayer("Cy", "cy@example.com")]
 EMAIL = {p.name: p.email for p in PLAYERS}
@@ -80,7 +80,7 @@ def test_orders_sent_before_ones_turn_are_kept_and_played_when_it_comes(world):
         async with Table(db, settings) as t:
             first, second, third = setup_order(db)
             await t.reply(third, "NATION Crete\nPLACE Knossos")  # two turns early
-            kept = text_of(latest(settings.maildir, EMAIL[third], "Orders received"))
+            kept = text_of(last_ack(settings.maildir, EMAIL[third]))
             assert "NATION Crete  (kept: played when your turn comes, if still legal)" in kept
             assert "It is not your turn yet" in kept and "rejected" not in kept
             await t.reply(second, "NATION Crete\nPLACE Phaestos")  # one turn early: his Crete will be taken first
@@ -116,18 +116,18 @@ def test_the_moderator_kicks_a_player_whose_nation_then_plays_by_defaults_and_un
             first, second, third = setup_order(db)
             await t.reply("moderator", f"KICK {first} has not answered for a week", "You moderate")
             # the acknowledgement names the seat as the order did (no nation chosen yet: its player), never a number
-            ack = text_of(latest(settings.maildir, "mod@example.org", "Orders received"))
+            ack = text_of(last_ack(settings.maildir, "mod@example.org"))
             assert f"\n  KICK {first} has not answered for a week" in ack and "KICK player" not in ack
             state = state_of(db)
             kicked = next(p for p in state.players if p.name == first)
             assert kicked.nation == "Africa" and table.kicked(state) == {kicked.id: "has not answered for a week"}
             assert [p.player_id for p in pending(state).values()] == [state.player(state.place_order[1]).id]
             await t.reply(first, "PLACE Cyrenaica\nSTATUS")
-            refused = text_of(latest(settings.maildir, EMAIL[first], "Orders received"))
+            refused = text_of(last_ack(settings.maildir, EMAIL[first]))
             assert "the moderator took you out of this game (has not answered for a week)" in refused
             assert "Played by its defaults: Africa" in refused  # STATUS still answered
             await t.reply("moderator", f"UNKICK Africa {first} is back", "You moderate")
-            assert f"\n  UNKICK Africa {first} is back" in text_of(latest(settings.maildir, "mod@example.org", "Orders received"))
+            assert f"\n  UNKICK Africa {first} is back" in text_of(last_ack(settings.maildir, "mod@example.org"))
             return first
 
     first = asyncio.run(scenario())
@@ -169,7 +169,7 @@ def test_someone_asks_to_observe_the_moderator_approves_and_he_gets_the_public_r
                 if not state_of(db).player(next(p.id for p in state_of(db).players if p.name == name)).nation:
                     prompt = latest(settings.maildir, EMAIL[name], "your orders")
                     await t.reply(name, suggested_orders(text_of(prompt)), "your orders")
-            report = latest(settings.maildir, "dora@example.com", "Report")
+            report = holding(settings.maildir, "dora@example.com", "WHAT HAPPENED")[-1]
             send(t.office.port, reply_to_prompt(report, "dora@example.com", "UNOBSERVE"), "dora@example.com",
                  [str(report["Reply-To"] or f"pbem+g1@{settings.domain}")])
             await t.office.idle()
@@ -228,28 +228,28 @@ def test_review_fixes_replace_observer_report_replies_timezones_and_kicked_order
             ((number, _),) = table.observers(state_of(db), "asked").items()
             await t.reply("moderator", f"APPROVE {number}", "You moderate")
             await t.reply("moderator", f"REPLACE {first} WITH Dora Smith {EMAIL[second]} a swap", "You moderate")
-            refused = text_of(latest(settings.maildir, MODERATOR, "Orders received"))
+            refused = text_of(last_ack(settings.maildir, MODERATOR))
             assert f"{EMAIL[second]} already plays" in refused
             await t.reply("moderator", f"REPLACE {first} WITH Dora Smith dora@example.com {first} has left", "You moderate")
             dora = subjects(settings.maildir, "dora@example.com")
             assert f"[g1] You take over {first}'s seat" in dora and any("your orders" in s for s in dora)
             EMAIL["Dora Smith"] = "dora@example.com"
             await t.reply("Dora Smith", "NATION Crete\nPLACE Knossos\nTIMEZONE europe/berlin", "your orders")
-            ack = text_of(latest(settings.maildir, "dora@example.com", "Orders received"))
+            ack = text_of(last_ack(settings.maildir, "dora@example.com"))
             assert "TIMEZONE Europe/Berlin" in ack and "Europe/Berlin (2026-11-27 08:00 UTC)" in ack
             await t.reply(third, "NATION Italy\nPLACE Etruria")  # kept: not his turn yet
             await t.reply("moderator", f"KICK {third} gone", "You moderate")
             await t.reply(third, "ORDERS")
-            orders = text_of(latest(settings.maildir, EMAIL[third], "Orders received"))
+            orders = text_of(last_ack(settings.maildir, EMAIL[third]))
             assert "The moderator took you out of this game" in orders and "Kept for your turn" not in orders
             await t.reply(second, "NATION Thrace\nPLACE Scythia", "your orders")  # setup ends: a report goes out
-            report = latest(settings.maildir, EMAIL[second], "Report")
+            report = holding(settings.maildir, EMAIL[second], "WHAT HAPPENED")[-1]
             send(t.office.port, reply_to_prompt(report, EMAIL[second], "STATUS"), EMAIL[second], [str(report["Reply-To"])])
             await t.office.idle()
             return second
 
     second = asyncio.run(scenario())
-    assert "STATUS: Turn 1" in text_of(latest(settings.maildir, EMAIL[second], "Orders received"))
+    assert "STATUS: Turn 1" in text_of(last_ack(settings.maildir, EMAIL[second]))
     assert table.queued_orders(state_of(db), 3) == ()
     EMAIL.pop("Dora Smith")
 
