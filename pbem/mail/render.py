@@ -276,7 +276,7 @@ def _composed(
         # A deterministic boundary (same mail -> same bytes).  "=_" can never
         # occur in quoted-printable text, so it cannot collide with the body.
         msg.set_boundary(f"=_pbem_{seed}")
-    if picture is not None:  # attached for a reader of the text part
+    if picture is not None and picture.svg is not None:  # attached for a reader of the text part (MAP)
         msg.add_attachment(picture.svg.encode("utf-8"), maintype="image", subtype="svg+xml", filename=picture.name + ".svg")
         msg.set_boundary(f"=_pbem_m_{seed}")
     return msg.as_bytes(policy=SMTP_POLICY)
@@ -458,7 +458,7 @@ def _assemble(fields: list[tuple[str, str]], rendered: RenderedMail, message_id:
 class Picture:
     """The board as a picture for a letter: the PNG shown in the HTML part, the SVG attached."""
 
-    svg: str
+    svg: str | None  # attached when asked for (MAP); None: the PNG alone
     png: bytes
     content_id: str  # a Message-ID-like id the HTML refers to as cid:
     name: str = "board"

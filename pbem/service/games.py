@@ -472,7 +472,7 @@ def take_orders(
         key=message_id or ack_key,
         answers_only=bool(queries) and not receipt.accepted and not receipt.errors,
         held=(receipt.subject, receipt.headline),
-        picture=board_picture(batch.state, settings, _viewer_of(me)) if any(v == "MAP" for v, _ in queries) else None,
+        picture=board_picture(batch.state, settings, _viewer_of(me), svg=True) if any(v == "MAP" for v, _ in queries) else None,
     )
     if batch.events and not rolled:
         announce(batch, letters, before)

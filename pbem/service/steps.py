@@ -18,7 +18,7 @@ from .batch import DEADLINE_FORMAT, Batch, deadline_hours
 from .early_orders import play_kept_orders
 from .letters import Letters
 from .observers import watching
-from .pictures import board_picture
+from .pictures import report_picture
 from .projector import load_state, to_event
 from .settings import Settings
 
@@ -46,7 +46,7 @@ def announce(batch: Batch, letters: Letters, before: GameState) -> None:
         phase_events = [to_event(r) for r in batch.uow.events.read(batch.state.game_id, after=start) if r.superseded_by is None]
         start_state = load_state(batch.uow, batch.state.game_id, upto=start)
         watchers = watching(batch.uow, batch.state)
-        picture = board_picture(batch.state, letters.settings)
+        picture = report_picture(start_state, batch.state, letters.settings)
         letters.reports(start_state, phase_events, batch.state, batch.chain_head, since=before, watchers=watchers,
                         picture=picture)
     letters.new_prompts(rules.pending(before), batch.state, batch.chain_head)

@@ -1,4 +1,5 @@
-"""Every report carries the board as a picture (PNG in the HTML part, SVG attached); MAP by mail; `pbem map`."""
+"""A report whose phases moved pieces carries the board as a PNG in its HTML part; MAP by mail adds the SVG;
+`pbem map`. The SVG (hundreds of kilobytes) no longer rides on every report (issue 31)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,17 @@ import sys
 from dataclasses import replace
 from datetime import datetime, timezone
 
+from pbem.rules.core.commands import SetDeadline
+from pbem.rules.core.draws import Draws, commitment
+from pbem.rules.engine import create, decide, fold, new_game, pending
+from pbem.rules.phases.setup import ChooseNation, PlaceStartToken
 from pbem.service.demo import reply_to_prompt
+from pbem.service.pictures import report_picture
+from pbem.service.settings import Settings
 from pbem.service.games import NewPlayer, create_game
 from pbem.service.server import PostOffice
 
-from .mailclient import last_ack, latest, send
+from .mailclient import holding, last_ack, latest, send
 
 PLAYERS = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.net"), NewPlayer("Cy", "cy@example.com")]
 EMAIL = {p.name: p.email for p in PLAYERS}
@@ -27,7 +34,7 @@ def parts(message) -> dict[str, list]:
     return found
 
 
-def test_a_report_shows_the_board_inline_and_attached_and_map_answers_with_it(sqlite_url, tmp_path, world):
+def test_a_report_shows_the_board_inline_and_map_answers_with_it_and_its_svg(sqlite_url, tmp_path, world):
     db, settings = world
     settings = replace(settings, board_pictures=True)
 
@@ -42,7 +49,7 @@ def test_a_report_shows_the_board_inline_and_attached_and_map_answers_with_it(sq
                 prompt = latest(settings.maildir, EMAIL[name], "your orders")
                 send(office.port, reply_to_prompt(prompt, EMAIL[name], orders), EMAIL[name], [str(prompt["Reply-To"])])
                 await office.idle()
-            report = latest(settings.maildir, "ann@example.org", "Report")
+            report = holding(settings.maildir, "ann@example.org", "THE BOARD")[-1]
             send(office.port, reply_to_prompt(report, "ann@example.org", "MAP"), "ann@example.org", [str(report["Reply-To"])])
             await office.idle()
             return report, last_ack(settings.maildir, "ann@example.org")
@@ -50,17 +57,19 @@ def test_a_report_shows_the_board_inline_and_attached_and_map_answers_with_it(sq
             await office.stop()
 
     report, answer = asyncio.run(scenario())
+    assert "image/svg+xml" not in parts(report)
+    assert len(report.as_bytes()) < 250_000  # the picture is a palette PNG now
     for letter in (report, answer):
         found = parts(letter)
         (png,) = found["image/png"]
-        (svg,) = found["image/svg+xml"]
         html = letter.get_body(preferencelist=("html",)).get_content()
         cid = png["Content-ID"].strip("<>")
         assert f'src="cid:{cid}"' in html
         assert png.get_content().startswith(b"\x89PNG\r\n\x1a\n")
-        drawing = svg.get_content()
-        drawing = drawing.decode() if isinstance(drawing, bytes) else drawing
-        assert drawing.lstrip().startswith(("<?xml", "<svg")) and "Knossos" in drawing and "Etruria" in drawing
+    (svg,) = parts(answer)["image/svg+xml"]
+    drawing = svg.get_content()
+    drawing = drawing.decode() if isinstance(drawing, bytes) else drawing
+    assert drawing.lstrip().startswith(("<?xml", "<svg")) and "Knossos" in drawing and "Etruria" in drawing
     assert "THE BOARD" in report.get_body(preferencelist=("plain",)).get_content()
     assert "MAP: the board as it stands" in answer.get_body(preferencelist=("plain",)).get_content()
 
@@ -82,3 +91,20 @@ def test_pbem_map_draws_a_game_into_an_svg_or_png_file(sqlite_url, tmp_path):
     assert wrong.returncode == 2 and "an .svg or a .png" in wrong.stderr
     nowhere = pbem("map", "g1", "--out", str(tmp_path / "missing" / "board.svg"))
     assert nowhere.returncode == 2 and "does not exist" in nowhere.stderr
+
+
+def test_a_report_carries_a_picture_only_when_the_board_changed_since_the_last_one(tmp_path):
+    """Every player gets every report, so the last picture he got shows the board where this report's span
+    began: a report of phases that moved nothing sends none."""
+    settings = replace(Settings(), maildir=tmp_path, board_pictures=True)
+    start = fold(new_game("g1"), create("g1", [(1, "Ann", None), (2, "Ben", None), (3, "Cy", None)], {},
+                                         commitment("s"), Draws("s")))
+    assert report_picture(start, start, settings) is None
+    later = fold(start, decide(start, SetDeadline("2026-12-01 08:00 UTC"), Draws("s")))
+    assert later.version > start.version and report_picture(start, later, settings) is None  # the clock moved only
+    (prompt,) = pending(start).values()
+    chose = fold(start, decide(start, ChooseNation(prompt.player_id, "Crete"), Draws("s")))
+    placed = fold(chose, decide(chose, PlaceStartToken(prompt.player_id, "Knossos"), Draws("s")))
+    picture = report_picture(start, placed, settings)
+    assert picture is not None and picture.svg is None and picture.png.startswith(b"\x89PNG")
+    assert report_picture(start, placed, replace(settings, board_pictures=False)) is None
