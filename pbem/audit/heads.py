@@ -38,11 +38,20 @@ class Found:
     def version(self) -> int:
         return self.versions[0] if len(self.versions) == 1 else 0
 
-    def text(self) -> str:
-        """One sentence: held (and how far the log has gone since), not held, or too short to tell."""
+    def text(self, shown: bool | None = None) -> str:
+        """One sentence: held (and how far the log has gone since), not held, or too short to tell.
+
+        A head no event has is evidence only if a letter of the game showed it (``shown``, when the
+        letters sent can be searched): otherwise it may be a slip in copying it, and is said to be unknown.
+        """
         if not self.versions:
-            return (f"head NOT FOUND: no event of this log has a hash beginning {self.kept}; the log was cut short "
-                    "or rewritten after the mail that showed it")
+            missing = f"head NOT FOUND: no event of this log has a hash beginning {self.kept}"
+            if shown:
+                return f"{missing}, though a letter of this game showed it: the log was cut short or rewritten since"
+            if shown is False:
+                return f"{missing}, and no letter of this game showed it: check that it was copied whole"
+            return (f"{missing}. Check that it was copied whole; if it was, the log was cut short or rewritten after "
+                    "the letter that showed it")
         if len(self.versions) > 1:
             return f"{self.kept} begins the hash of versions {', '.join(map(str, self.versions))}: give more of it"
         after = self.head - self.version

@@ -92,14 +92,14 @@ def _verify_kept_head(ctx: Context, game_id: str, recorded: list, kept_head: str
         fail(f"--head takes a chain head as a letter shows it ({SHOWN_HEAD_DIGITS} hexadecimal digits) or the "
              f"whole hash (64); {kept_head.strip()[:80]!r} is neither")
     found = find_head(recorded, kept_head)
-    if not found.versions:
-        say(found.text())
-        sys.exit(1)
     if len(found.versions) > 1:
         fail(found.text())
-    say(found.text())
     with UnitOfWork(ctx.db) as uow:
         shown = [row for row in uow.outbox.list(game_id) if shown_in(bytes(row.raw), found.kept)]
+    if not found.versions:
+        say(found.text(shown=bool(shown)))
+        sys.exit(1)
+    say(found.text())
     if shown:
         first = shown[0]
         say(f"shown in {len(shown)} letter{'s' if len(shown) != 1 else ''}, the first a {first.kind} to "

@@ -214,7 +214,7 @@ def _verify(uow: UnitOfWork, state: GameState, rest: str) -> str:
         later = found.head - found.version
         lines.append(f"It was recorded {at} UTC; {later} event{'s' if later != 1 else ''} followed it.")
     else:
-        lines.append(found.text().replace("head NOT FOUND", "NOT FOUND") + ".")
+        lines.append(found.text().replace("head NOT FOUND", "NOT FOUND") + ": tell the moderator.")
     return "\n".join(lines)
 
 

@@ -139,7 +139,8 @@ def test_verify_head_takes_the_chain_head_a_letter_shows_and_names_the_letter(pl
     one_line_error(pbem(url, cwd, "verify", GAME, "--head", shown[:8]), "16 hexadecimal digits")
     one_line_error(pbem(url, cwd, "verify", GAME, "--head", "zz" + shown[2:]), "16 hexadecimal digits")
     gone = pbem(url, cwd, "verify", GAME, "--head", "0" * 16 if not shown.startswith("0" * 16) else "f" * 16)
-    assert gone.returncode == 1 and "head NOT FOUND" in gone.stdout
+    assert gone.returncode == 1 and "head NOT FOUND" in gone.stdout  # unknown, not called tampering
+    assert "no letter of this game showed it: check that it was copied whole" in gone.stdout
 
 
 def test_verify_head_catches_a_log_cut_short_after_a_mail_showed_its_head(played):
@@ -161,3 +162,4 @@ def test_verify_head_catches_a_log_cut_short_after_a_mail_showed_its_head(played
     assert plain.returncode == 0 and "hash chain ok" in plain.stdout  # a cut tail is a sound chain: only a kept head shows it
     after = pbem(url, cwd, "verify", GAME, "--head", head)
     assert after.returncode == 1 and "head NOT FOUND" in after.stdout and "cut short or rewritten" in after.stdout
+    assert "though a letter of this game showed it" in after.stdout
