@@ -317,7 +317,7 @@ def _header_fields(
             return None
         line = f"{name}: {value}"
         if len(line) > 78:
-            if name not in ("Subject", "References"):
+            if name not in ("Subject", "References", "X-Pbem-Topic"):
                 return None
             folded = _folded(line)
             if folded is None:

@@ -50,6 +50,7 @@ class Part:
     auto_submitted: str | None
     picture: Picture | None
     asked: str = ""  # a prompt's first line: what is asked of the reader, and by when
+    turn: int | None = None  # the game's turn when it was written: the thread it joins
 
 
 def _text_body(text: str) -> str:

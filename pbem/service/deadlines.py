@@ -68,6 +68,7 @@ def _warn_missed(uow: UnitOfWork, batch: Batch, letters: Letters, game, settings
             ],
             f"missed:{batch.state.version}:{player.id}",
             reply_to=letters.reply_to(batch.state, player),
+            turn=batch.state.turn,
         )
         if limit and count == limit and game.moderator_email != settings.sender:
             letters.notice(

@@ -94,7 +94,7 @@ class _Reader:
         for key in sorted(k for k in box.keys() if (address, k) not in self.read):
             self.read.add((address, key))
             parsed = email.message_from_bytes(box.get_bytes(key), policy=default_policy)
-            if "your orders" in str(parsed["Subject"]):
+            if ORDERS_BEGIN in _text_of(parsed):  # a letter that asks for orders holds the block to edit
                 found.append(parsed)
         found[:] = [m for m in found if m["Message-ID"] not in answered]
         return list(found)
@@ -229,7 +229,8 @@ async def run_demo(out: Path, players: int = 3, turns: int = 0, echo: Callable[[
                 echo(f"      ... {len(keys) - LISTED} earlier messages, then:")
             for key in keys[-LISTED:]:
                 parsed = email.message_from_bytes(box.get_bytes(key), policy=default_policy)
-                echo(f"      {parsed['Subject']}")
+                topic = parsed["X-Pbem-Topic"]  # a letter of a turn bears the turn's subject; its topic says what it is
+                echo(f"      {parsed['Subject']}" + (f"  ({topic.removeprefix('[demo] ')})" if topic else ""))
         if state.finished:
             with UnitOfWork(db) as uow:
                 ended = [e for e in uow.events.read("demo") if e.type == "GameEnded"]

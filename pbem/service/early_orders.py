@@ -96,6 +96,7 @@ def _play(batch: Batch, letters: Letters, player_id: int) -> None:
         lines,
         f"kept:{batch.state.game_id}:{batch.state.version}:{player_id}",
         reply_to=letters.reply_to(batch.state, player),
+        turn=batch.state.turn,
     )
 
 

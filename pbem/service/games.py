@@ -486,7 +486,8 @@ def _tell_moderated_orders(batch: Batch, letters: Letters, before: GameState, on
         player = batch.state.player(player_id)
         letters.notice(batch.uow.players.by_id(player_id).email, batch.state.game_id, "The moderator gave an order for you",
                        [f"The moderator gave this order for you: {order}"],
-                       f"for:{batch.state.game_id}:{batch.state.version}:{i}", reply_to=letters.reply_to(batch.state, player))
+                       f"for:{batch.state.game_id}:{batch.state.version}:{i}", reply_to=letters.reply_to(batch.state, player),
+                       turn=batch.state.turn)
     ended = next((e for e in batch.events if e.type == "DeadlinePassed" and e.data.get("by") == "moderator"), None)
     if ended is None:
         return
@@ -498,7 +499,8 @@ def _tell_moderated_orders(batch: Batch, letters: Letters, before: GameState, on
             f"The moderator ended this step now{why}. What was asked of you ({prompt.question}) was played by "
             f"its default: {prompt.default}.",
             f"The next deadline: {shown}; whoever is asked gets a prompt with it." if shown else "No deadline runs now.",
-        ], f"deadline:{batch.state.game_id}:{batch.state.version}:{player.id}", reply_to=letters.reply_to(batch.state, player))
+        ], f"deadline:{batch.state.game_id}:{batch.state.version}:{player.id}", reply_to=letters.reply_to(batch.state, player),
+            turn=batch.state.turn)
 
 
 def _quoted_note(text: str, reason: str) -> str:

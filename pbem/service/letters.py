@@ -147,6 +147,28 @@ class Letters:
         """
         return make_message_id(f"{game_id}:thread:{recipient}", self.settings.domain)
 
+    def turn_root(self, game_id: str, turn: int, recipient: str) -> str:
+        """The Message-ID every letter of one turn to one reader refers to: the turn's thread (issue 31)."""
+        return make_message_id(f"{game_id}:turn:{turn}:{recipient}", self.settings.domain)
+
+    def _threading(self, game_id: str, recipient: str, turn: int | None, message_id: str, topic: str
+                   ) -> tuple[str, list[str], dict[str, str]]:
+        """(subject, References, extra header fields) of a letter of the game's turn ``turn``.
+
+        Gmail threads letters whose subjects are the same (but for "Re:") and whose References name an id
+        seen before or the same id each time; Outlook's conversations go by the subject; Apple Mail and
+        Thunderbird by References (docs/mail.md, "One conversation per turn"). So every letter of a turn
+        to one reader bears the turn's subject and refers to the game's first letter and to the turn's own
+        id, and what the letter is goes in its first line and in X-Pbem-Topic. Without a turn (a letter
+        about the table, not the play) the topic is the subject.
+        """
+        root = self.thread_root(game_id, recipient)
+        if turn is None:
+            return topic, [root] if message_id != root else [], {}
+        subject = f"[{game_id}] Turn {turn}" if turn else f"[{game_id}] Setup"
+        refs = [r for r in (root, self.turn_root(game_id, turn, recipient)) if r != message_id]
+        return subject, refs, {"X-Pbem-Topic": topic}
+
     def _post(
         self,
         kind: str,
@@ -168,7 +190,7 @@ class Letters:
         message_id = message_id or make_message_id(f"{state.game_id}:{state.version}:{purpose}:{recipient}", self.settings.domain)
         asked = (f"{context['player']}: {question_gist(context['question'])}, due {context['due'] or 'no deadline set'}."
                  if kind == "prompt" else "")
-        part = Part(kind, rendered, message_id, reply_to, in_reply_to, auto_submitted, picture, asked)
+        part = Part(kind, rendered, message_id, reply_to, in_reply_to, auto_submitted, picture, asked, state.turn)
         self.sent.append((kind, recipient))
         # An answer that refused a line travels alone, under its own subject: the player must see it first.
         together = kind in RANK and not (kind == "ack" and (context["errors"] or context["held"] or context["nothing_found"]))
@@ -189,15 +211,16 @@ class Letters:
 
     def _build(self, game_id: str, recipient: str, head: Part, rendered: RenderedMail, picture: Picture | None) -> bytes:
         """The message of a letter whose headers are ``head``'s (its first part's) and whose body is ``rendered``."""
-        root = self.thread_root(game_id, recipient)
+        subject, references, extra = self._threading(game_id, recipient, head.turn, head.message_id, rendered.subject)
         return build_message(
             sender=self.settings.sender,
             recipient=recipient,
-            rendered=rendered,
+            rendered=RenderedMail(subject, rendered.text, rendered.html),
             message_id=head.message_id,
             reply_to=head.reply_to,
             in_reply_to=head.in_reply_to,
-            references=[root] if head.message_id != root else [],
+            references=references,
+            extra_headers=extra,
             date=self.now,
             auto_submitted=head.auto_submitted,
             picture=picture,
@@ -226,7 +249,8 @@ class Letters:
             reply_to = press_reply_address(self.reply_key, state.game_id, reader.id, version, self.settings.domain,
                                            self.settings.local_part, seat_generation(state, reader.id))
             lines = [text, invitation(state, data), "To write to others, use PRESS TO <nation> ... END."]
-            self.notice(self._email(state, reader), state.game_id, title, lines, f"{purpose}:{reader.id}", reply_to=reply_to)
+            self.notice(self._email(state, reader), state.game_id, title, lines, f"{purpose}:{reader.id}", reply_to=reply_to,
+                        turn=state.turn)
 
     def announce(self, state: GameState, text: str, purpose: str, moderator: str | None = None,
                  title: str = "From the moderator") -> None:
@@ -235,7 +259,7 @@ class Letters:
         what happened, so a player reading his list of mail knows it."""
         for player in state.players:
             self.notice(self._email(state, player), state.game_id, title, [text], f"{purpose}:{player.id}",
-                        reply_to=self.reply_to(state, player))
+                        reply_to=self.reply_to(state, player), turn=state.turn)
         if moderator and moderator != self.settings.sender:
             self.notice(moderator, state.game_id, "For the moderator", [text], f"{purpose}:moderator",
                         reply_to=self.moderator_reply_to(state))
@@ -489,13 +513,15 @@ class Letters:
                 "left": left,
             },
         )
+        subject, references, extra = self._threading(state.game_id, recipient, state.turn, message_id, rendered.subject)
         raw = build_message(
             sender=self.settings.sender,
             recipient=recipient,
-            rendered=rendered,
+            rendered=RenderedMail(subject, rendered.text, rendered.html),
             message_id=message_id,
             reply_to=self.reply_to(state, player),
-            references=[self.thread_root(state.game_id, recipient)],
+            references=references,
+            extra_headers=extra,
             date=self.now,
         )
         self.uow.outbox.enqueue(
@@ -510,22 +536,28 @@ class Letters:
 
     def notice(
         self, recipient: str, game: str | None, title: str, lines: Sequence[str], purpose: str, *, reply_to: str | None = None,
-        first: bool = False, in_reply_to: str | None = None,
+        first: bool = False, in_reply_to: str | None = None, turn: int | None = None,
     ) -> None:
         """A short letter; ``first``: it opens the recipient's thread of the game when none was opened yet;
-        ``in_reply_to``: the message it answers, so it shows as the answer to it."""
+        ``in_reply_to``: the message it answers, so it shows as the answer to it; ``turn``: news of the play in
+        that turn, which joins the turn's thread (a letter about the table alone has a subject of its own)."""
         rendered = self.renderer.render("notice", {"game": game, "title": title, "lines": list(lines)})
         message_id = self.notice_id(purpose, recipient)
         if first and game and self.uow.outbox.by_message_id(self.thread_root(game, recipient)) is None:
             message_id = self.thread_root(game, recipient)
+        if game:
+            subject, references, extra = self._threading(game, recipient, turn, message_id, rendered.subject)
+        else:
+            subject, references, extra = rendered.subject, [], {}
         raw = build_message(
             sender=self.settings.sender,
             recipient=recipient,
-            rendered=rendered,
+            rendered=RenderedMail(subject, rendered.text, rendered.html),
             message_id=message_id,
             reply_to=reply_to,
             in_reply_to=in_reply_to,
-            references=[self.thread_root(game, recipient)] if game and message_id != self.thread_root(game, recipient) else [],
+            references=references,
+            extra_headers=extra,
             date=self.now,
         )
         self.uow.outbox.enqueue(message_id=message_id, recipient=recipient, raw=raw, kind="notice", game_id=game, now=self.now)

@@ -113,13 +113,13 @@ def tell(batch: Batch, letters: Letters, before: GameState, moderator: str | Non
                 lines.append("Whoever is still asked gets his prompt again with this deadline: reply to that letter.")
             letters.notice(address, state.game_id, subject(state, before, event, due if moves else ""),
                            [line for line in lines if line], f"moderated:{state.game_id}:{state.version}:{i}:{player.id}",
-                           reply_to=letters.reply_to(state, player))
+                           reply_to=letters.reply_to(state, player), turn=state.turn)
         if moderator and moderator != letters.settings.sender:
             shown, due = letters.deadline_for(state, 0)
             lines = [text, f"The deadline now: {shown}." if moves and shown else ""]
             letters.notice(moderator, state.game_id, subject(state, before, event, due if moves else ""),
                            [line for line in lines if line], f"moderated:{state.game_id}:{state.version}:{i}:moderator",
-                           reply_to=letters.moderator_reply_to(state))
+                           reply_to=letters.moderator_reply_to(state), turn=state.turn)
 
 
 def resend_prompts(batch: Batch, letters: Letters, before: GameState) -> None:

@@ -140,6 +140,7 @@ def after_rollback(batch: Batch, letters: Letters, game, settings: Settings, bef
         letters.notice(
             row.email, batch.state.game_id, "The game was rolled back", lines,
             f"rollback:{batch.state.game_id}:{batch.state.version}:{player.id}", reply_to=letters.reply_to(batch.state, player),
+            turn=batch.state.turn,
         )
     for prompt in rules.pending(batch.state).values():
         if batch.uow.players.by_id(prompt.player_id) is not None:

@@ -24,12 +24,19 @@ def letters(maildir: Path, address: str) -> list[EmailMessage]:
     return [email.message_from_bytes(box.get_bytes(k), policy=default_policy) for k in sorted(box.keys(), key=delivered)]
 
 
+def topic(message: EmailMessage) -> str:
+    """What a letter is: its X-Pbem-Topic (a letter of a turn bears the turn's subject, "[g1] Turn 3", so a
+    mail client shows the turn as one conversation), else its subject."""
+    return str(message["X-Pbem-Topic"] or message["Subject"]).strip()
+
+
 def subjects(maildir: Path, address: str) -> list[str]:
-    return [str(m["Subject"]) for m in letters(maildir, address)]
+    """What each letter to ``address`` is (its topic), oldest first."""
+    return [topic(m) for m in letters(maildir, address)]
 
 
 def latest(maildir: Path, address: str, word: str) -> EmailMessage:
-    matching = [m for m in letters(maildir, address) if word in str(m["Subject"])]
+    matching = [m for m in letters(maildir, address) if word in topic(m)]
     assert matching, f"no letter with {word!r} for {address}: {subjects(maildir, address)}"
     return matching[-1]
 

@@ -29,7 +29,7 @@ from pbem.service.settings import Settings
 from pbem.store.database import ensure_schema, make_engine
 from pbem.store.unit_of_work import UnitOfWork
 
-from .mailclient import letters, send, text_of
+from .mailclient import letters, send, text_of, topic
 
 CORPUS = Path(__file__).parent.parent / "mail" / "corpus"
 CASES = json.loads((CORPUS / "cases.json").read_text(encoding="utf-8"))
@@ -101,7 +101,7 @@ def _play(db, settings, game: str, case: dict):
 
 
 def _mine(settings, game: str):
-    return [m for m in letters(settings.maildir, BEN) if f"[{game}]" in str(m["Subject"])]
+    return [m for m in letters(settings.maildir, BEN) if f"[{game}]" in topic(m)]
 
 
 def _inbox(db):
@@ -127,7 +127,7 @@ def test_corpus_message(world, case):
         assert ben.nation == "Crete", f"orders lost; the server read: {text_of(after[before])}"
         assert state.areas["Phaestos"].tokens == {"Crete": 1}
         ack = after[before]
-        assert str(ack["Subject"]) == f"[{game}] Orders received", text_of(ack)
+        assert topic(ack) == f"[{game}] Orders received", text_of(ack)
         body = text_of(ack)
         assert "NOT ACCEPTED" not in body and "No orders found" not in body
         lines = [line.strip() for line in body.splitlines()]
@@ -145,4 +145,4 @@ def test_corpus_message(world, case):
         assert ben.nation is None
         assert status == "rejected", error
         (notice,) = after[before:]
-        assert str(notice["Subject"]).startswith(f"[{game}] Orders ignored"), str(notice["Subject"])
+        assert topic(notice).startswith(f"[{game}] Orders ignored"), topic(notice)

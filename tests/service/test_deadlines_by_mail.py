@@ -15,7 +15,7 @@ from pbem.service.projector import load_state
 from pbem.service.server import PostOffice
 from pbem.store.unit_of_work import UnitOfWork
 
-from .mailclient import last_ack, latest, letters, send, text_of
+from .mailclient import last_ack, latest, letters, send, text_of, topic
 
 PLAYERS = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.net"), NewPlayer("Cy", "cy@example.com")]
 T0 = datetime(2026, 11, 25, 8, 0, tzinfo=timezone.utc)
@@ -42,7 +42,7 @@ def test_a_phase_kind_has_its_own_deadline_and_a_player_reads_it_in_his_own_time
             first = asked(db)
             prompt = latest(settings.maildir, email[first], "your orders")
             assert "Deadline: 2026-11-25 14:00 UTC" in text_of(prompt)  # six hours: the setup's own
-            assert str(prompt["Subject"]).endswith("due Wed 25 Nov 14:00 UTC")
+            assert topic(prompt).endswith("due Wed 25 Nov 14:00 UTC")
             # a zone that does not exist is refused; a real one is taken and used at once
             send(office.port, reply_to_prompt(prompt, email[first], "TIMEZONE Mars/Olympus_Mons"), email[first],
                  [str(prompt["Reply-To"])])
@@ -50,7 +50,7 @@ def test_a_phase_kind_has_its_own_deadline_and_a_player_reads_it_in_his_own_time
             send(office.port, reply_to_prompt(prompt, email[first], "TIMEZONE Europe/Berlin"), email[first],
                  [str(prompt["Reply-To"])])
             await office.idle()
-            refused, taken = [m for m in letters(settings.maildir, email[first]) if "Orders received" in str(m["Subject"])][-2:]
+            refused, taken = [m for m in letters(settings.maildir, email[first]) if "Orders received" in topic(m)][-2:]
             assert "unknown time zone 'Mars/Olympus_Mons'" in text_of(refused)
             assert "Deadline: 2026-11-25 15:00 Europe/Berlin (2026-11-25 14:00 UTC)" in text_of(taken)
             return first
@@ -99,10 +99,10 @@ def test_a_missed_deadline_is_played_by_default_the_player_warned_and_the_modera
     assert "the default was applied: the first nation still free" in text_of(warning)
     assert "That is 1 missed deadline in this game; after 1 the moderator is asked" in text_of(warning)
     assert all(
-        "missed a deadline" not in str(m["Subject"]) for n, e in email.items() if n != first for m in letters(settings.maildir, e)
+        "missed a deadline" not in topic(m) for n, e in email.items() if n != first for m in letters(settings.maildir, e)
     )
     ask = latest(settings.maildir, "mod@example.org", "missed")
-    assert str(ask["Subject"]) == f"[g1] {first} has missed 1 deadline"
+    assert topic(ask) == f"[g1] {first} has missed 1 deadline"
 
 
 @pytest.mark.parametrize("policy", ["extend", "defaults"])
@@ -140,13 +140,13 @@ def test_an_absence_announced_by_mail_holds_the_deadline_or_not_as_the_game_says
     assert f"Away: {first} from 2026-11-26 to 2026-11-30 (family visit)" in ack
     others = [e for n, e in email.items() if n != first]
     told = [text_of(m) for e in others for m in letters(settings.maildir, e)
-            if str(m["Subject"]) in (f"[g1] {first} will be away", "[g1] Deadline extended to Mon 30 Nov 08:00 UTC")]
+            if topic(m) in (f"[g1] {first} will be away", "[g1] Deadline extended to Mon 30 Nov 08:00 UTC")]
     assert any(f"{first} will be away from 2026-11-26 to 2026-11-30: family visit." in t for t in told)
     me = next(p for p in state.players if p.name == first)
     if policy == "extend":
         assert me.nation is None and state.deadline == "2026-11-30 08:00 UTC"  # three days' allowance, not four
         assert any(f"extended by 72 hours, to 2026-11-30 08:00 UTC: {first} is away until 2026-11-30" in t for t in told)
         # the player still asked gets his prompt again, due at the extended deadline
-        assert str(latest(settings.maildir, email[first], "your orders")["Subject"]).endswith("due Mon 30 Nov 08:00 UTC")
+        assert topic(latest(settings.maildir, email[first], "your orders")).endswith("due Mon 30 Nov 08:00 UTC")
     else:
         assert me.nation == "Africa"  # the default was played at the deadline

@@ -29,7 +29,7 @@ from pbem.service.projector import load_state
 from pbem.service.server import PostOffice
 from pbem.store.unit_of_work import UnitOfWork
 
-from .mailclient import latest, letters, send, text_of
+from .mailclient import latest, letters, send, text_of, topic
 
 PLAYERS = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.net"), NewPlayer("Cy", "cy@example.com")]
 MODERATOR = "mod@example.org"
@@ -76,7 +76,7 @@ def test_a_disputed_move_is_found_explained_previewed_undone_and_proved_by_mail(
         for m in reversed(letters(settings.maildir, address)):
             found = _WHEN.findall(body(m))
             if found:
-                return str(m["Subject"]), found
+                return topic(m), found
         return None
 
     async def scenario():
@@ -133,7 +133,7 @@ def test_a_disputed_move_is_found_explained_previewed_undone_and_proved_by_mail(
             assert "What would change:" in preview and f"Asked then: {mover} ({nation})" in preview
             had = len(letters(settings.maildir, email_of(mover)))
             confirmed = await moderator("CONFIRM")
-            fresh = [str(m["Subject"]) for m in letters(settings.maildir, email_of(mover))[had:]]
+            fresh = [topic(m) for m in letters(settings.maildir, email_of(mover))[had:]]
             assert any("your orders" in subject for subject in fresh), fresh  # the mover is asked again
             assert "ROLLBACK TO " in confirmed and "NOT ACCEPTED" not in confirmed
             assert view(state_of(db), "moderator")["areas"] == before_move["areas"]
@@ -154,13 +154,13 @@ def test_a_disputed_move_is_found_explained_previewed_undone_and_proved_by_mail(
                 readers = [p.email for p in PLAYERS] + (["eve@example.org"] if text.startswith("REPLACE") else [])
                 deadlines.append((text, state_of(db).deadline, {a: told_deadline(a) for a in readers}))
             # the newcomer has the position and the open prompt; the player replaced who writes is answered
-            eve = [str(m["Subject"]) for m in letters(settings.maildir, "eve@example.org")]
+            eve = [topic(m) for m in letters(settings.maildir, "eve@example.org")]
             assert any(f"You take over {nation}" in s for s in eve) and any("your orders" in s for s in eve), eve
             prompt = latest(settings.maildir, email_of(mover), "your orders")
             send(office.port, reply_to_prompt(prompt, email_of(mover), "HALT"), email_of(mover), [str(prompt["Reply-To"])])
             await office.idle()
             gone = letters(settings.maildir, email_of(mover))[-1]
-            assert "You no longer play in g1" in str(gone["Subject"]) + body(gone), str(gone["Subject"])
+            assert "You no longer play in g1" in topic(gone) + body(gone), topic(gone)
             assert asked(db) == "Eve"  # nothing of his was applied: Eve is still asked
             return mover, nation, head, told, forged
         finally:
@@ -177,7 +177,7 @@ def test_a_disputed_move_is_found_explained_previewed_undone_and_proved_by_mail(
     assert all("\nWHO IS ASKED NOW\n  Asked now: " in answer for answer in replies["moderator"])
     assert "NOT FOUND" in forged
     for p in PLAYERS:  # everyone is told the game was rolled back, with the reason
-        rolled = [body(m) for m in letters(settings.maildir, p.email) if "rolled back" in str(m["Subject"])]
+        rolled = [body(m) for m in letters(settings.maildir, p.email) if "rolled back" in topic(m)]
         assert len(rolled) == 1 and f"{mover} says he meant to hold" in rolled[0], p.name
 
     # the auditor, with the head the player kept

@@ -33,7 +33,7 @@ from pbem.service.telemetry import EscapingFormatter
 from pbem.store.unit_of_work import UnitOfWork
 
 from hostile.processes import PBEM, Server
-from .mailclient import latest, send, text_of
+from .mailclient import latest, send, text_of, topic
 from .test_mail_loop import run, started, state_of
 
 #: What a player may write to take over a reader's terminal: clear the screen, colour, retitle the window,
@@ -150,18 +150,18 @@ def test_names_and_press_are_kept_in_the_log_and_shown_escaped_in_letters_and_co
     # every letter: no raw control character in any header or part; the escaped forms where the text was
     mail = every_letter(settings.maildir)
     for reader in ("ben@example.net", "cy@example.com"):
-        press = [(m, text) for m, text in mail[reader] if "Press from" in str(m["Subject"])]
+        press = [(m, text) for m, text in mail[reader] if "Press from" in topic(m)]
         assert len(press) == 2
-        assert all(str(m["Subject"]) == f"[g1] Press from {shown(NAME)}" for m, _ in press)
+        assert all(topic(m) == f"[g1] Press from {shown(NAME)}" for m, _ in press)
         assert all(text.count(shown(HOSTILE)) == 2 for _, text in press)  # the plain and the HTML part
         assert f"{shown(HOSTILE)}\nsecond line" in press[1][1]  # a body keeps the press's own line breaks
-        start = next(text for m, text in mail[reader] if "new game" in str(m["Subject"]))
+        start = next(text for m, text in mail[reader] if "new game" in topic(m))
         assert f"  {shown(NAME)} - " in start
-    ack = next(text for m, text in mail["ann@example.org"] if "Orders received" in str(m["Subject"]))
+    ack = next(text for m, text in mail["ann@example.org"] if "Orders received" in topic(m))
     assert "Line 2: NATION \\x1b[31mEgypt" in ack and "PRESS TO ALL (41 characters)" in ack  # the line echoed
-    watch = [m for m, _ in mail[MODERATOR] if "asks to watch" in str(m["Subject"])]
-    assert [str(m["Subject"]) for m in watch] == ["[g1] Eve\\x1b[31m\\x1b]0;pwned\\x07\\u202e asks to watch"]
-    assert [str(m["Subject"]) for m, _ in mail["eve@evil.example"]] == ["[g1] You asked to watch g1"]
+    watch = [m for m, _ in mail[MODERATOR] if "asks to watch" in topic(m)]
+    assert [topic(m) for m in watch] == ["[g1] Eve\\x1b[31m\\x1b]0;pwned\\x07\\u202e asks to watch"]
+    assert [topic(m) for m, _ in mail["eve@evil.example"]] == ["[g1] You asked to watch g1"]
 
     # every command that shows the game, as every viewer
     url = settings.db_url

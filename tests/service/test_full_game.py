@@ -22,6 +22,8 @@ from pbem.rules.turn import PHASE_IDS
 from pbem.store.database import make_engine
 from pbem.store.unit_of_work import UnitOfWork
 
+from .mailclient import topic
+
 
 def test_a_whole_game_by_mail_from_setup_to_a_winner_and_verify_re_derives_it(tmp_path):
     out = tmp_path / "game"
@@ -51,7 +53,7 @@ def test_a_whole_game_by_mail_from_setup_to_a_winner_and_verify_re_derives_it(tm
     for name in ("alice", "bruno", "chen"):
         box = mailbox.Maildir(out / "mail" / f"{name}@players.example", factory=None, create=False)
         reports = [email.message_from_bytes(box.get_bytes(k), policy=default_policy) for k in box.keys()]
-        final = [m for m in reports if str(m["Subject"]) == f"[demo] Game over: {winner} wins"]
+        final = [m for m in reports if topic(m) == f"[demo] Game over: {winner} wins"]
         assert len(final) == 1, name
         text = final[0].get_body(preferencelist=("plain",)).get_content()
         assert "The game ends: turn 10 was the last turn" in text and f"{winner} wins" in text, name

@@ -24,7 +24,7 @@ from pbem.service.projector import load_state
 from pbem.service.server import PostOffice, utc_now
 from pbem.store.unit_of_work import UnitOfWork
 
-from .mailclient import acks, holding, last_ack, latest, letters, send, subjects, text_of
+from .mailclient import acks, holding, last_ack, latest, letters, send, subjects, text_of, topic
 
 PLAYERS = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.net"), NewPlayer("Cy", "cy@example.com")]
 
@@ -338,7 +338,7 @@ def test_a_message_with_no_order_says_so_first_and_repeats_what_is_needed(world)
 
     name = run(scenario())
     ack = latest(settings.maildir, email_of(name), "No orders found")
-    assert str(ack["Subject"]) == "[g1] No orders found in your message"
+    assert topic(ack) == "[g1] No orders found in your message"
     body = text_of(ack)
     assert body.startswith(f"No orders found in your message, {name}. Still needed from you: Choose your nation")
     assert "NOT ACCEPTED" not in body
@@ -414,19 +414,19 @@ def test_every_letter_of_a_game_threads_to_the_start_letter_and_a_prompt_travels
     for p in PLAYERS:
         mail = letters(settings.maildir, p.email)
         start, later = mail[0], mail[1:]
-        assert str(start["Subject"]) == "[g1] A new game of Advanced Civilization" and start["References"] is None
+        assert topic(start) == "[g1] A new game of Advanced Civilization" and str(start["Subject"]) == "[g1] Setup"
         root = str(start["Message-ID"])
-        assert later and all(root in str(m["References"]).split() for m in later), [str(m["Subject"]) for m in later]
+        assert later and all(root in str(m["References"]).split() for m in later), [topic(m) for m in later]
         for letter in later:  # the report and the prompt it caused: one letter, what is asked said first
             text = text_of(letter)
-            if "Nations and start areas to turn 1" in text and "your orders" in str(letter["Subject"]):
+            if "Nations and start areas to turn 1" in text and "your orders" in topic(letter):
                 first = text.splitlines()[0]
                 assert first.startswith(f"{p.name} (") and ", due " in first, first
                 assert text.index("placed its first token") < text.index(ORDERS_BEGIN)
                 answered += 1
     assert answered == 1
     turn_prompt = latest(settings.maildir, email_of(current(db)), "your orders")
-    assert str(turn_prompt["Subject"]).startswith("[g1] T1 ") and ": your orders, due " in str(turn_prompt["Subject"])
+    assert topic(turn_prompt).startswith("[g1] T1 ") and ": your orders, due " in topic(turn_prompt)
     # the movement prompt says where each group may go in one line, not one line per destination
     choices = text_of(turn_prompt).replace("\r\n", "\n").split("YOUR CHOICES\n", 1)[1].split("\n\n", 1)[0]
     assert "  MOVE up to 2 from " in choices and " to: " in choices and " / HALT" not in choices
@@ -456,7 +456,7 @@ def test_status_orders_hand_board_and_history_are_answered_from_the_senders_view
     me = next(p for p in state.players if p.name == asker.name)
     ack = last_ack(settings.maildir, asker.email)
     body = text_of(ack).replace("\r\n", "\n")
-    assert "No orders found" not in str(ack["Subject"]) and "NOT ACCEPTED" not in body
+    assert "No orders found" not in topic(ack) and "NOT ACCEPTED" not in body
     assert body.startswith(f"{asker.name} ({me.nation}): the answers to your questions are below")
     assert f"STATUS: Turn {state.turn}, " in body and "Still asked: " in body
     assert "ORDERS on file for you:" in body and f"You play {me.nation}." in body

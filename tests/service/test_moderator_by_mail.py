@@ -13,7 +13,7 @@ from pbem.service.projector import load_state
 from pbem.service.server import PostOffice
 from pbem.store.unit_of_work import UnitOfWork
 
-from .mailclient import last_ack, latest, letters, send, subjects, text_of
+from .mailclient import last_ack, latest, letters, send, subjects, text_of, topic
 
 PLAYERS = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.net"), NewPlayer("Cy", "cy@example.com")]
 MODERATOR = "mod@example.org"
@@ -26,7 +26,7 @@ def state_of(db):
 
 
 def told(settings, address: str, word: str) -> list[str]:
-    return [text_of(m) for m in letters(settings.maildir, address) if word in str(m["Subject"])]
+    return [text_of(m) for m in letters(settings.maildir, address) if word in topic(m)]
 
 
 def short(deadline: str) -> str:
@@ -118,7 +118,7 @@ def test_the_moderator_runs_the_clock_by_mail_and_every_player_is_told_why(world
         # one conversation with the game: the [g1] prefix, and References naming the player's first letter of it
         root = str(latest(settings.maildir, p.email, "new game")["Message-ID"])
         for letter in letters(settings.maildir, p.email):
-            assert str(letter["Subject"]).startswith("[g1] ")
+            assert topic(letter).startswith("[g1] ")
             assert letter["Message-ID"] == root or root in str(letter["References"]), letter["Subject"]
         (announced,) = told(settings, p.email, "] Announcement: Next turn we meet on Saturday")
         assert "The moderator announces: Next turn we meet on Saturday" in announced
@@ -126,9 +126,9 @@ def test_the_moderator_runs_the_clock_by_mail_and_every_player_is_told_why(world
     asked_id = next(iter(pending(state_of(db)).values())).player_id
     with UnitOfWork(db) as uow:
         asked = uow.players.by_id(asked_id).email
-    prompts = [m for m in letters(settings.maildir, asked) if "your orders" in str(m["Subject"])]
+    prompts = [m for m in letters(settings.maildir, asked) if "your orders" in topic(m)]
     moved = [d for text, d in seen if text.split()[0] in ("EXTEND", "RESUME")]
-    assert [str(m["Subject"]).rsplit("due ", 1)[1] for m in prompts] == [short(d) for d in ["2026-11-27 08:00 UTC", *moved]]
+    assert [topic(m).rsplit("due ", 1)[1] for m in prompts] == [short(d) for d in ["2026-11-27 08:00 UTC", *moved]]
     for prompt, deadline in zip(prompts[1:], moved):
         assert deadline in text_of(prompt)
     assert letters(settings.maildir, "eve@attacker.example") == []
@@ -191,23 +191,23 @@ def test_replace_hands_the_seat_to_a_new_player_and_the_old_reply_address_stops_
     dora = state.player(leaving.id)
     assert dora.name == "Dora" and dora.nation == "Crete"
     assert str(start["Reply-To"]) != str(old_prompt["Reply-To"])
-    assert str(start["Subject"]) == f"[g1] You take over {leaving.name}'s seat"
+    assert topic(start) == f"[g1] You take over {leaving.name}'s seat"
     welcome = " ".join(text_of(start).split())
     assert f"Dora: you take over {leaving.name}'s seat in the game of Advanced Civilization \"g1\", from {leaving.name}." in welcome
     assert f"The moderator's reason: {leaving.name} has moved abroad" in welcome
     assert "YOUR POSITION" in welcome and "STATUS: Setup, " in welcome and "Still asked: Dora: " in welcome
     assert "HAND: you hold nothing yet" in welcome and "BOARD:" in welcome
-    due = str(prompt_letter["Subject"]).rsplit("your orders, ", 1)[1]
+    due = topic(prompt_letter).rsplit("your orders, ", 1)[1]
     assert "Your orders are asked now: " in welcome and f"Due: 2026-11-27 08:00 UTC." in welcome
     assert f'The next letter, "your orders, {due}", holds the order block: reply to that letter' in welcome
     assert "SECRET " in welcome
     # the prompt is the letter itself, with its order block, and comes after the start letter
     assert "NATION" in text_of(prompt_letter)
     mine = subjects(settings.maildir, "dora@example.com")
-    assert mine.index(str(start["Subject"])) < mine.index(str(prompt_letter["Subject"]))
+    assert mine.index(topic(start)) < mine.index(topic(prompt_letter))
     # the player who left was answered, in reply to his message, and his mail is kept
-    (gone,) = [m for m in letters(settings.maildir, old) if "no longer play" in str(m["Subject"])]
-    assert str(gone["Subject"]) == "[g1] You no longer play in g1"
+    (gone,) = [m for m in letters(settings.maildir, old) if "no longer play" in topic(m)]
+    assert topic(gone) == "[g1] You no longer play in g1"
     assert str(gone["In-Reply-To"]) == str(habit["Message-ID"])
     said = " ".join(text_of(gone).split())
     assert "You no longer play your seat in game g1: since 2026-11-25, Dora plays it" in said
@@ -246,7 +246,7 @@ def test_the_moderators_first_letter_tells_the_seats_what_comes_next_and_every_o
 
     asyncio.run(scenario())
     welcome = latest(settings.maildir, MODERATOR, "You moderate")
-    assert str(welcome["Subject"]) == "[g1] You moderate game g1"
+    assert topic(welcome) == "[g1] You moderate game g1"
     text = text_of(welcome)
     lines = text.splitlines()
     assert max(len(line) for line in lines) <= 72, [line for line in lines if len(line) > 72]

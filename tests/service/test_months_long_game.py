@@ -30,7 +30,7 @@ from pbem.service.settings import Settings
 from pbem.store.database import ensure_schema, make_engine
 from pbem.store.unit_of_work import UnitOfWork
 
-from .mailclient import last_ack, latest, letters, send, subjects, text_of
+from .mailclient import last_ack, latest, letters, send, subjects, text_of, topic
 
 PEOPLE = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.net"), NewPlayer("Cy", "cy@example.com")]
 MODERATOR = "mod@example.org"
@@ -75,7 +75,7 @@ class Group:
     async def answer(self, name: str, text: str | None = None) -> None:
         """``name`` answers his newest prompt (or reminder): the block as it stands, or ``text``."""
         fresh = [m for m in letters(self.settings.maildir, self.email[name])
-                 if "your orders" in str(m["Subject"]) and m["Message-ID"] not in self.answered]
+                 if "your orders" in topic(m) and m["Message-ID"] not in self.answered]
         letter = fresh[-1] if fresh else self.prompt_for(name)
         self.answered.update(m["Message-ID"] for m in fresh)
         block = text if text is not None else suggested_orders(text_of(self.prompt_for(name)))
@@ -105,7 +105,7 @@ class Group:
 
 
 def notes(settings, address: str, word: str) -> list[str]:
-    return [text_of(m) for m in letters(settings.maildir, address) if word in str(m["Subject"])]
+    return [text_of(m) for m in letters(settings.maildir, address) if word in topic(m)]
 
 
 def test_three_turns_by_mail_with_absence_reminder_missed_deadline_replacement_pause_and_press(sqlite_url, tmp_path):
@@ -152,8 +152,8 @@ def test_three_turns_by_mail_with_absence_reminder_missed_deadline_replacement_p
             asked_for = [p.step for p in pending(g.state()).values()]
             await g.clock((g.due() - g.now).total_seconds() / 3600 - 6)
             await g.clock(1)  # the clock passes again: still one reminder for this step
-            reminders = [m for m in letters(settings.maildir, g.email[reminded]) if "Reminder" in str(m["Subject"])]
-            assert len(reminders) == 1 and "due" in str(reminders[0]["Subject"])
+            reminders = [m for m in letters(settings.maildir, g.email[reminded]) if "Reminder" in topic(m)]
+            assert len(reminders) == 1 and "due" in topic(reminders[0])
             version = g.state().version
             await g.send(reminded, reminders[0], suggested_orders(text_of(g.prompt_for(reminded))))
             assert g.state().version > version and [p.step for p in pending(g.state()).values()] != asked_for
@@ -178,7 +178,7 @@ def test_three_turns_by_mail_with_absence_reminder_missed_deadline_replacement_p
             assert "HAND of Crete: trade cards" in taken and "BOARD:" in taken and "STATUS: Turn " in taken
             await g.play_until(lambda: g.state().turn >= 2 and "Dan" in g.asked())
             await g.answer("Dan")
-            assert "Orders received" in str(latest(settings.maildir, DAN, "Orders")["Subject"])
+            assert "Orders received" in topic(latest(settings.maildir, DAN, "Orders"))
             # Cy's old reply address is dead, even though a phase has passed since the replacement
             before = g.state().version
             await g.send(crete, old_prompt, "HALT")

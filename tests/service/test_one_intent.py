@@ -25,6 +25,8 @@ from pbem.service.settings import Settings
 from pbem.store.database import ensure_schema, make_engine
 from pbem.store.unit_of_work import UnitOfWork
 
+from .mailclient import topic
+
 PEOPLE = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.net"), NewPlayer("Cy", "cy@example.com")]
 T0 = datetime(2026, 11, 25, 8, 0, tzinfo=timezone.utc)
 STARTS = {"Italy": ("Etruria", "Roma"), "Crete": ("Knossos", "Phaestos"), "Thrace": ("Scythia", "Dacia")}
@@ -83,7 +85,7 @@ def test_a_refused_line_holds_the_halt_and_the_acknowledgement_says_the_step_is_
     assert receipt.headline == ("Your step is still open: line 1 was refused, so HALT was not played. "
                                 "Correct line 1 and send it again with HALT.")
     ack = game.last_ack(_address(who))
-    assert "Step still open: 1 line refused" in str(ack["Subject"])
+    assert "Step still open: 1 line refused" in topic(ack)
     text = _body(ack)
     assert text.strip().splitlines()[0] == receipt.headline
     assert "Nothing more is needed from you now" not in text
@@ -117,7 +119,7 @@ def test_a_game_may_hold_the_whole_message(sqlite_url, tmp_path):
     assert receipt.subject == "Nothing played: 1 line refused"
     assert receipt.headline.startswith("Nothing of your message was played: line 2 was refused")
     ack = game.last_ack(_address(who))
-    assert "Nothing played" in str(ack["Subject"]) and _body(ack).strip().splitlines()[0] == receipt.headline
+    assert "Nothing played" in topic(ack) and _body(ack).strip().splitlines()[0] == receipt.headline
     assert game.submit(who, "HALT").accepted == ["HALT"], "a message without a refused line is played"
 
 

@@ -26,7 +26,7 @@ from pbem.service.projector import load_state
 from pbem.service.server import PostOffice, utc_now
 from pbem.store.unit_of_work import UnitOfWork
 
-from .mailclient import holding, last_ack, latest, letters, send, text_of
+from .mailclient import holding, last_ack, latest, letters, send, text_of, topic
 
 BEN = "ben@example.net"
 PLAYERS = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", BEN), NewPlayer("Cy", "cy@example.com")]
@@ -77,7 +77,7 @@ def outlook_reply(letter: EmailMessage, client: str, below: str, *, above: str =
                   threaded: bool = True) -> bytes:
     """A reply to ``letter`` as ``client`` writes it: ``above``, the header block, the copy, ``below``."""
     template, charset = HEADERS[client]
-    subject = str(letter["Subject"])
+    subject = topic(letter)
     header = template.format(sender=letter["From"].addresses[0].addr_spec, subject=subject)
     copy = outlook_plain(letter) if copy is None else copy
     plain = f"{above}\n\n{header}\n\n{copy}\n\n{below}\n"
@@ -141,7 +141,7 @@ def _accepted(ack: EmailMessage) -> list[str]:
 
 def _clean_ack(settings) -> EmailMessage:
     ack = last_ack(settings.maildir, BEN)
-    assert "NOT ACCEPTED" not in text_of(ack) and "Step still open" not in str(ack["Subject"]), text_of(ack)
+    assert "NOT ACCEPTED" not in text_of(ack) and "Step still open" not in topic(ack), text_of(ack)
     assert "NOT ACCEPTED" not in text_of(ack) and "No orders found" not in text_of(ack), text_of(ack)
     return ack
 

@@ -12,7 +12,7 @@ from pbem.service.demo import reply_to_prompt, suggested_orders
 from pbem.service.games import create_game
 from pbem.service.server import utc_now
 
-from .mailclient import last_ack, latest, letters, send, text_of
+from .mailclient import last_ack, latest, letters, send, text_of, topic
 from .test_mail_loop import PLAYERS, current, email_of, run, started, state_of
 
 
@@ -26,7 +26,7 @@ async def _setup_by_mail(office, db, settings) -> None:
 
 
 def _press_letters(settings, address: str) -> list[str]:
-    return [text_of(m) for m in letters(settings.maildir, address) if "ress" in str(m["Subject"]).split("]", 1)[1][:16]]
+    return [text_of(m) for m in letters(settings.maildir, address) if "ress" in topic(m).split("]", 1)[1][:16]]
 
 
 @pytest.mark.parametrize("kind", ["on", "grey", "off"])

@@ -20,7 +20,7 @@ from pbem.service.server import utc_now
 from pbem.store import schema
 from pbem.store.unit_of_work import UnitOfWork
 
-from .mailclient import last_ack, latest, letters, send, text_of
+from .mailclient import last_ack, latest, letters, send, text_of, topic
 from .test_mail_loop import PLAYERS, email_of, run, started, state_of
 from .test_press_by_mail import _setup_by_mail
 
@@ -59,7 +59,7 @@ def client_reply(letter: EmailMessage, sender: str, own: str, client: str, to: s
 
 
 def _press(settings, name: str) -> list[EmailMessage]:
-    return [m for m in letters(settings.maildir, email_of(name)) if "ress" in str(m["Subject"]).split("]", 1)[1][:16]]
+    return [m for m in letters(settings.maildir, email_of(name)) if "ress" in topic(m).split("]", 1)[1][:16]]
 
 
 async def _opened(db, settings, kind: str):

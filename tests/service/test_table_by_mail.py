@@ -15,7 +15,7 @@ from pbem.service.projector import load_state
 from pbem.service.server import PostOffice
 from pbem.store.unit_of_work import UnitOfWork
 
-from .mailclient import holding, last_ack, latest, letters, send, subjects, text_of
+from .mailclient import holding, last_ack, latest, letters, send, subjects, text_of, topic
 
 PLAYERS = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.net"), NewPlayer("Cy", "cy@example.com")]
 EMAIL = {p.name: p.email for p in PLAYERS}
@@ -30,7 +30,7 @@ def state_of(db):
 
 def told(settings, address: str, subject: str) -> list[str]:
     """The letters to ``address`` whose subject is ``subject``: each moderator action has its own."""
-    return [text_of(m) for m in letters(settings.maildir, address) if str(m["Subject"]) == subject]
+    return [text_of(m) for m in letters(settings.maildir, address) if topic(m) == subject]
 
 
 def setup_order(db) -> list[str]:
@@ -97,7 +97,7 @@ def test_orders_sent_before_ones_turn_are_kept_and_played_when_it_comes(world):
     played = text_of(latest(settings.maildir, EMAIL[second], "early orders"))
     assert "played: NATION Crete" in played and "played: PLACE Phaestos" in played
     refused = latest(settings.maildir, EMAIL[third], "early orders")
-    assert str(refused["Subject"]) == "[g1] Your early orders: some were refused"
+    assert topic(refused) == "[g1] Your early orders: some were refused"
     assert "refused: NATION Crete: Crete is already taken" in text_of(refused) or "refused: NATION Crete" in text_of(refused)
     assert "A prompt follows." in text_of(refused)
     assert any("your orders" in s for s in subjects(settings.maildir, EMAIL[third])[-2:])
@@ -179,7 +179,7 @@ def test_someone_asks_to_observe_the_moderator_approves_and_he_gets_the_public_r
     assert "To stop, send UNOBSERVE" in text_of(welcome)
     assert "Dora Watcher (observer)" in text_of(report)
     assert "Hand" not in text_of(report) and "SECRET" not in text_of(report)
-    assert str(latest(settings.maildir, "dora@example.com", "do not watch")["Subject"]) == "[g1] You do not watch g1"
+    assert topic(latest(settings.maildir, "dora@example.com", "do not watch")) == "[g1] You do not watch g1"
     assert "a private game" in text_of(latest(settings.maildir, "eve@example.com", "do not watch"))
     assert "[g1] You play in this game" in subjects(settings.maildir, EMAIL[setup_order(db)[0]])
     state = state_of(db)
@@ -211,7 +211,7 @@ def test_the_moderator_orders_for_a_player_and_ends_a_step_and_the_player_hears_
     assert f"The next deadline: {state.deadline}; whoever is asked gets a prompt with it." in ended
     due = datetime.strptime(state.deadline, "%Y-%m-%d %H:%M UTC").strftime("%a %d %b %H:%M UTC")
     prompt = latest(settings.maildir, EMAIL[second], "your orders")
-    assert str(prompt["Subject"]).endswith(f"your orders, due {due}") and state.deadline in text_of(prompt)
+    assert topic(prompt).endswith(f"your orders, due {due}") and state.deadline in text_of(prompt)
     assert not any("ended this step" in text_of(m) for m in letters(settings.maildir, EMAIL[second]))
 
 

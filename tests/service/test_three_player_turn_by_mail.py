@@ -46,7 +46,7 @@ from pbem.service.projector import RECENT, load_state
 from pbem.service.server import PostOffice, utc_now
 from pbem.store.unit_of_work import UnitOfWork
 
-from .mailclient import acks as mail_acks
+from .mailclient import acks as mail_acks, topic
 from .mailclient import holding, letters, send, text_of
 from .test_press_replies import DEAL, client_reply
 
@@ -109,7 +109,7 @@ def _set_trade_position(db, settings) -> int:
 
 
 def _mine(settings, name: str, word: str) -> list:
-    return [m for m in letters(settings.maildir, _email(name)) if word in str(m["Subject"])]
+    return [m for m in letters(settings.maildir, _email(name)) if word in topic(m)]
 
 
 def _trade_prompts(settings, name: str) -> list:
@@ -117,7 +117,7 @@ def _trade_prompts(settings, name: str) -> list:
 
 
 def _press(settings, name: str) -> list:
-    return [m for m in letters(settings.maildir, _email(name)) if "ress" in str(m["Subject"]).split("]", 1)[1][:16]]
+    return [m for m in letters(settings.maildir, _email(name)) if "ress" in topic(m).split("]", 1)[1][:16]]
 
 
 def _reply(office, settings, name: str, letter, own: str) -> None:
@@ -221,7 +221,7 @@ def test_a_turn_of_press_trade_and_a_slave_revolt_is_played_by_mail(world):
     assert "Hides" not in offered[0].split("YOUR CHOICES")[0]
 
     # -- the revolt: Cy was asked once, told how many cities it takes, and one message answered both choices
-    (revolt,) = [text_of(m) for m in _mine(settings, "Cy", "your orders") if "Calamity" in str(m["Subject"])]
+    (revolt,) = [text_of(m) for m in _mine(settings, "Cy", "your orders") if "Calamity" in topic(m)]
     assert "2 of your cities must be reduced, one at a time" in revolt and "Choose up to 2, in order of preference" in revolt
     report = text_of(holding(settings.maildir, _email("Cy"), "Turn 1, 9. Calamity resolution to ")[-1])
     assert "Crete's Athens reduced to 2 tokens (chosen by Crete). Kept for a further choice: Knossos, Corinth, Cyrene." in report

@@ -25,6 +25,8 @@ from pbem.rules.ruleset.model import money_type
 from pbem.store.database import make_engine
 from pbem.store.unit_of_work import UnitOfWork
 
+from .mailclient import topic
+
 
 def _letters(box: Path) -> list[tuple[str, str]]:
     """(subject, plain text) of every mail in a Maildir."""
@@ -32,7 +34,7 @@ def _letters(box: Path) -> list[tuple[str, str]]:
     out = []
     for key in maildir.keys():
         mail = email.message_from_bytes(maildir.get_bytes(key), policy=default_policy)
-        out.append((" ".join(str(mail["Subject"]).split()), mail.get_body(preferencelist=("plain",)).get_content()))
+        out.append((" ".join(topic(mail).split()), mail.get_body(preferencelist=("plain",)).get_content()))
     return out
 
 
