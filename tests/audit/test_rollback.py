@@ -104,9 +104,9 @@ def test_rollback_takes_the_game_back_keeps_both_branches_and_play_goes_on(playe
         player_row = before.player(before.nations[nation].player_id)
         box = cwd / "mail" / f"{player_row.name.lower()}@sim.invalid" / "new"
         texts = [p.read_text() for p in box.iterdir()]
-        assert len([t for t in texts if "Subject: [sim-rollback] The game was rolled back" in t]) == 1, nation
+        assert len([t for t in texts if "X-Pbem-Topic: [sim-rollback] The game was rolled back" in t]) == 1, nation
         # the report of the phase the rollback fell in tells the rollback, not what it superseded
-        reports = [t for t in texts if "rolled the game back" in t and "Subject: [sim-rollback] The game was" not in t]
+        reports = [t for t in texts if "rolled the game back" in t and "X-Pbem-Topic: [sim-rollback] The game was" not in t]
         assert reports, nation
 
 

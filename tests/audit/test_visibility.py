@@ -36,8 +36,9 @@ from email.utils import make_msgid
 from pathlib import Path
 
 import pytest
-from service.mailclient import (
-    letters,  # the mail client every test by mail reads its Maildirs with
+from service.mailclient import (  # the mail client every test by mail reads its Maildirs with
+    letters,
+    topic,
 )
 
 from pbem.mail.tokens import game_address
@@ -219,7 +220,7 @@ class MailTable:
     async def reply(self, address: str, text: str) -> None:
         """A reply to one's first letter of the game: its Reply-To is one's own reply address."""
         word = "moderate" if address == MODERATOR else "new game"
-        letter = next(m for m in letters(self.settings.maildir, address) if word in str(m["Subject"]))
+        letter = next(m for m in letters(self.settings.maildir, address) if word in topic(m))
         await self.mail(address, str(letter["Reply-To"]), text, reply_to=letter)
 
     def queries_for(self, state, step: str) -> str:
@@ -240,7 +241,7 @@ class MailTable:
     async def watch(self) -> None:
         name, address = OBSERVER
         await self.mail(address, game_address(GAME, self.settings.domain, self.settings.local_part), f"OBSERVE {name}")
-        asked = next(m for m in letters(self.settings.maildir, MODERATOR) if "asks to watch" in str(m["Subject"]))
+        asked = next(m for m in letters(self.settings.maildir, MODERATOR) if "asks to watch" in topic(m))
         number = re.search(r"APPROVE (\d+)", knowledge.text_of(asked)).group(1)
         await self.reply(MODERATOR, f"APPROVE {number}")
 
@@ -461,7 +462,7 @@ def check_letters(game: Game, found: Findings) -> None:
     for address in game.played.viewer_of:
         for letter in letters(game.played.maildir, address):
             match = re.search(r"SECRET (\S+)", knowledge.text_of(letter))
-            if match and ("new game" in str(letter["Subject"]) or "moderate" in str(letter["Subject"])):
+            if match and ("new game" in topic(letter) or "moderate" in topic(letter)):
                 secrets[address] = match.group(1)
     found.checked["SECRETs known"] += len(secrets)
     viewer_of_player = {pid: game.played.viewer_of[a] for a, pid in game.played.player_id_of.items()}

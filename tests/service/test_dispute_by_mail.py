@@ -29,7 +29,7 @@ from pbem.service.projector import load_state
 from pbem.service.server import PostOffice
 from pbem.store.unit_of_work import UnitOfWork
 
-from .mailclient import latest, letters, send, text_of, topic
+from .mailclient import latest, letters, send, text_of, topic, topic
 
 PLAYERS = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.net"), NewPlayer("Cy", "cy@example.com")]
 MODERATOR = "mod@example.org"
@@ -124,7 +124,7 @@ def test_a_disputed_move_is_found_explained_previewed_undone_and_proved_by_mail(
             assert f"version {version}" in explained
             # the order behind it, as the player wrote it, who sent it, from which mail
             assert f'As written, line 1: "{move}"' in explained and f"By {mover} ({nation})" in explained
-            assert 'The mail: Subject "Re: [g1] T1 ' in explained
+            assert 'The mail: Subject "Re: [g1] Turn 1"' in explained
 
             # ROLLBACK BEFORE the move: a preview first, nothing applied; then CONFIRM
             preview = await moderator(f"ROLLBACK BEFORE {version} {mover} says he meant to hold")
