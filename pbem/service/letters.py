@@ -25,6 +25,8 @@ from pbem.rules.table import press_readers, seat_generation, timezone_of
 from pbem.rules.turn import phase_title
 from pbem.rules.view import variants_in_force
 
+from .asks import prompt_context
+from .pictures import prompt_picture
 from .press_replies import invitation
 from .settings import Settings
 
@@ -282,22 +284,25 @@ class Letters:
                                self.settings.domain)
 
     def prompt(self, state: GameState, prompt: Prompt, chain_head: str) -> None:
+        """Ask one player for one decision: what and by when first, then his numbers, the orders, the rules.
+
+        A prompt about places (its orders name areas) shows the part of the board round them, those areas
+        outlined, when the server sends pictures: a player on a phone decides where to move or which city to
+        lose from it, not from a map of the whole board.
+        """
         player = state.player(prompt.player_id)
         recipient = self._email(state, player)
+        asked = prompt_context(state, prompt, phase_title(state, state.phase))
+        viewer = f"player:{player.nation.lower()}" if player.nation else "observer"
+        picture = prompt_picture(state, self.settings, viewer, asked["areas"]) if asked["areas"] else None
         self._post(
             "prompt",
             state,
             recipient,
             {
                 **self._common(state, chain_head),
+                **asked,
                 "player": self._label(player),
-                "situation": list(prompt.situation),
-                "question": prompt.question + f" If no orders arrive in time: {prompt.default}.",
-                "choices": list(prompt.menu) or [choice.replace("\n", " / ") for choice in prompt.choices],
-                # one per line: lines of what is open, or choices with commas of their own
-                # (ADVANCE Pottery, Mysticism PAY ...), which a list joined by commas would run together
-                "menu": bool(prompt.menu) or any("," in choice for choice in prompt.choices),
-                "template": prompt.template,
                 "deadline": self.deadline_for(state, player.id)[0],
                 "due": self.deadline_for(state, player.id)[1],
                 "help_lines": list(HELP_LINES),
@@ -306,6 +311,7 @@ class Letters:
             reply_to=self.reply_to(state, player),
             in_reply_to=self.reports_sent.get(recipient),
             auto_submitted="auto-generated",
+            picture=picture,
         )
 
     def new_prompts(self, before: dict[str, Prompt], state: GameState, chain_head: str) -> None:

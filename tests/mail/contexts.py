@@ -35,15 +35,18 @@ PROMPT = {
     "turn": 3,
     "phase": "Movement",
     "situation": ["Stock: 12 tokens", "Treasury: 4", "Areas: Memphis 3, Thebes 1 + city"],
-    "question": "Which tokens do you move?",
-    "choices": ["Memphis", "Thebes", "Giza", "Sinai"],
+    "headline": "Movement, your turn: move your tokens, then HALT",
+    "rules": "Each token moves once, into a neighbouring land area. Orders, one a line: MOVE <n> <from> <to>; end with HALT.",
+    "default": "your movement ends",
+    "choices": ["MOVE 2 Memphis Thebes", "MOVE 1 Thebes Sinai", "HALT"],
+    "choices_left": 0,
+    "areas": ["Memphis", "Thebes", "Sinai"],
     "template": "MOVE 2 FROM Memphis TO Thebes\nBUILD CITY IN Thebes",
     "deadline": "2026-06-14 18:00 UTC",
     "due": "Fri 14 Jun 18:00 UTC",
     "chain_head": "3f9a1c2b",
     "variants": ["No-Trading"],
     "help_lines": ["MOVE <n> FROM <area> TO <area>", "PASS"],
-    "menu": False,
 }
 
 REPORT = {

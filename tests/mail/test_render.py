@@ -121,11 +121,15 @@ def test_prompt_ends_with_the_order_template(renderer):
     text = renderer.render("prompt", PROMPT).text
     assert "Reply to this message with the lines you want, one order per line." in text
     assert text.endswith(f"{ORDERS_BEGIN}\nMOVE 2 FROM Memphis TO Thebes\nBUILD CITY IN Thebes\n{ORDERS_END}\n")
-    assert text.splitlines()[0] == "Egypt: Which tokens do you move?"
-    # a long list of choices is wrapped, not one per line
-    long = renderer.render("prompt", {**PROMPT, "choices": [f"Area{i}" for i in range(60)]}).text
-    assert "Area0, Area1, Area2" in long
-    assert max(len(line) for line in long.splitlines()) <= 70
+    # the first line: what is asked and by when; the rules come under "How to write orders"
+    assert text.splitlines()[0] == "Movement, your turn: move your tokens, then HALT. Due Fri 14 Jun 18:00 UTC."
+    assert text.index("YOUR POSITION") < text.index("YOUR CHOICES") < text.index("HOW TO WRITE ORDERS")
+    assert text.index("HOW TO WRITE ORDERS") < text.index("Each token moves once")
+    # every choice is a complete order on its own line
+    choices = text.split("YOUR CHOICES\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert choices == ["  MOVE 2 Memphis Thebes", "  MOVE 1 Thebes Sinai", "  HALT"]
+    assert "... and 40 more like these" in renderer.render("prompt", {**PROMPT, "choices_left": 40}).text
+    assert max(len(line) for line in text.splitlines()) <= 76
 
 
 def test_prompt_template_survives_a_reply_that_keeps_the_markers(renderer):
