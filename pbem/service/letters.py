@@ -363,8 +363,11 @@ class Letters:
                 "error_count": len(errors),
                 "errors_left": max(0, len(errors) - ACK_MAX_ERRORS),
                 "ignored": _ignored_line(ignored),
-                "on_file": list(on_file),
+                # the answer's first line already says what is still needed: the same question is not repeated
+                "on_file": [o for o in on_file if not (nothing_found and o.startswith("Still needed from you:"))],
                 "deadline": self.deadline_for(state, player.id)[0] if player else state.deadline,
+                # a player hears a deadline only when something is asked of him: another's deadline misleads
+                "asked": bool(mine) or player is None,
                 "notes": _bounded_notes(notes),
                 # what a message with no order in it is answered first: what is still needed
                 "nothing_found": (

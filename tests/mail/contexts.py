@@ -14,6 +14,7 @@ ACK = {
     ],
     "on_file": ["MOVE 2 FROM Memphis TO Thebes", "BUILD CITY IN Thebes"],
     "deadline": "Fri 14 June 18:00 UTC",
+    "asked": True,
     "chain_head": "3f9a1c2b",
     "variants": [],
     "notes": ["1 attachment was ignored; orders are read only from the message text."],

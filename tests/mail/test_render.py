@@ -115,6 +115,9 @@ def test_ack_text_names_each_rejected_line_first(renderer):
     ok = renderer.render("ack", {**ACK, "errors": [], "deadline": None}).text
     assert ok.splitlines()[0] == "Egypt: your orders are on file."
     assert "Deadline: none set" in ok
+    # nothing asked of this player: no deadline (it would be another player's), and it says so
+    idle = renderer.render("ack", {**ACK, "errors": [], "asked": False}).text
+    assert "Deadline" not in idle and "Nothing is asked of you now." in idle.splitlines()
 
 
 def test_prompt_ends_with_the_order_template(renderer):
