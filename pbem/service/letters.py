@@ -27,6 +27,7 @@ from pbem.rules.view import variants_in_force
 
 from .asks import prompt_context
 from .pictures import prompt_picture
+from .positions import others_positions, own_position, report_span
 from .press_replies import invitation
 from .settings import Settings
 
@@ -56,16 +57,6 @@ VARIANT_NOTES = {
         "again if six survive."
     ),
 }
-
-
-def _units_line(state: GameState, nation: str) -> str:
-    """A nation's tokens (and towns, under Small Cities) area by area, as a report lists them."""
-    parts = []
-    for name, area in state.areas.items():
-        tokens, towns = area.tokens.get(nation, 0), area.towns.get(nation, 0)
-        if tokens or towns:
-            parts.append(f"{name} ({tokens}" + (f", {towns} town{'s' if towns != 1 else ''}" if towns else "") + ")")
-    return ", ".join(parts)
 
 
 #: An acknowledgement lists at most this many accepted orders, and this many refused lines;
@@ -405,11 +396,11 @@ class Letters:
         game_address_ = game_address(after.game_id, self.settings.domain, self.settings.local_part)
         readers = [
             (self._label(p), f"player:{p.nation.lower()}" if p.nation else "observer", self._email(after, p),
-             self.reply_to(after, p))  # a reply to a report is a reply to the game, like one to a prompt
+             self.reply_to(after, p), p)  # a reply to a report is a reply to the game, like one to a prompt
             for p in after.players
         ]
         playing = {reader[2] for reader in readers}  # an observer who took a seat reads his report as a player
-        readers += [(f"{name} (observer)", "observer", a, game_address_) for name, a in watchers if a not in playing]
+        readers += [(f"{name} (observer)", "observer", a, game_address_, None) for name, a in watchers if a not in playing]
         # Each event is told from the state it happened in: the same states for every reader, so folded once.
         steps = []
         state = before
@@ -417,9 +408,9 @@ class Letters:
             steps.append((state, event))
             # the events given skip what a rollback superseded: at the rollback the state is already its target's
             state = restored(state, state, state.version + 1) if event.type == "RolledBack" else apply(state, event)
-        position = [f"{p.name} plays {p.nation}: " + _units_line(after, p.nation) for p in after.players if p.nation]
         told: dict[str, list[dict]] = {}  # what happened as each viewer reads it (observers read alike)
-        for label, viewer, recipient, reply_to in readers:
+        asked = {p.player_id for p in pending(after).values()}
+        for label, viewer, recipient, reply_to, reader in readers:
             if viewer not in told:
                 told[viewer] = [{"text": text, "cites": list(event.cites)}
                                 for state, event in steps if (text := describe_event(state, event, viewer))]
@@ -432,6 +423,8 @@ class Letters:
                 began = f"turn {since.turn}, {span['phase']}" if since.turn else span["phase"]
                 span["phase"] = f"{began} to turn {after.turn}, {until}"
                 span["span"] = True  # the phase line already names its turns
+            nation = reader.nation if reader is not None else None
+            span.update(report_span(since, after, span["result"], reader is not None and reader.id in asked))
             self.reports_sent[recipient] = self._post(
                 "report",
                 after,
@@ -440,7 +433,8 @@ class Letters:
                     **span,
                     "player": label,
                     "happened": happened,
-                    "position": list(position),
+                    "own": own_position(after, nation) if nation else [],
+                    "others": others_positions(after, viewer, nation),
                 },
                 f"report:{before.phase}",
                 reply_to=reply_to,

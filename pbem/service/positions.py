@@ -15,6 +15,7 @@ from typing import Any
 
 from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.turn import phase_title
 from pbem.rules.view import view
 
 #: How a situation line of the rules names a hand; what follows is a list of cards as write_cards writes it.
@@ -103,3 +104,26 @@ def others_positions(state: GameState, viewer: str, nation: str | None) -> list[
             f"A.S.T. space {theirs['ast_position']}."
         )
     return lines
+
+
+def _when(state: GameState) -> str:
+    return f"turn {state.turn}, {phase_title(state, state.phase)}" if state.turn else f"Setup, {phase_title(state, state.phase)}"
+
+
+def report_span(since: GameState, after: GameState, result: str, asked: bool) -> dict[str, str]:
+    """What a report covers and what comes next, in two sentences.
+
+    A heading 'Setup, Nations and start areas to turn 1, 3. Movement is resolved' read as if movement were
+    over, when it had only begun: the span is told as from one phase until another began.
+    """
+    began, now = _when(since), _when(after)
+    if result:
+        return {"covers": f"what happened from {began} to the end of the game", "next": f"The game is over: {result}."}
+    if (since.turn, since.phase) != (after.turn, after.phase):
+        covers = f"what happened from {began} until {now} began"
+    else:
+        covers = f"what happened in {began} so far"
+    upcoming = f"{now[:1].upper()}{now[1:]}"
+    if asked:
+        return {"covers": covers, "next": f"Next: {upcoming}. Your orders are asked: a prompt follows."}
+    return {"covers": covers, "next": f"Next: {upcoming}. A prompt comes when it is your turn."}

@@ -302,7 +302,7 @@ def test_control_characters_from_the_context_are_escaped_in_every_part(renderer)
 
 def test_a_macro_shows_the_text_it_is_given_escaped_once(renderer):
     """Each part is escaped whole: what a macro shows (the HTML ack's `lines`, `turn_line`) is not escaped twice."""
-    mail = renderer.render("report", {**REPORT, "phase": "Move\x1bment", "player": "Zo\x1b"})
+    mail = renderer.render("ack", {**ACK, "phase": "Move\x1bment", "player": "Zo\x1b"})
     assert "Turn 3, Move\\x1bment" in mail.text and "Turn 3, Move\\x1bment" in mail.html
     assert "\\\\x1b" not in mail.text + mail.html
 
