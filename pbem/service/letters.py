@@ -258,11 +258,19 @@ class Letters:
                     "secret": secrets[player.id],
                     "rules_help": list(HELP_LINES),
                     "seat": seat,
+                    "place_order": [state.player(pid).name for pid in state.place_order] if not state.turn else [],
+                    "moderator": self._moderator_named(state),
                 },
                 "start",
                 reply_to=self.reply_to(state, player),
                 message_id=self._start_id(state, player),
             )
+
+    def _moderator_named(self, state: GameState) -> str:
+        """Who moderates, as a start letter names him: his address, or the server's operator when that is he."""
+        row = self.uow.games.get(state.game_id) if hasattr(self.uow, "games") else None
+        address = getattr(row, "moderator_email", "") or ""
+        return address if address and address != self.settings.sender else "the server's operator"
 
     def _start_id(self, state: GameState, player: Player) -> str:
         """The thread's root for a first letter to this address; another id when the game wrote to it before

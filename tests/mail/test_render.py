@@ -414,3 +414,12 @@ def test_quoted_printable_of_random_texts_is_written_as_the_standard_library_wri
         if rng.random() < 0.3:
             text = "y" * rng.randint(60, 170) + text
         assert qp_body(text) == _qp_as_the_standard_library_writes_it(text), repr(text)
+
+
+def test_the_start_letter_says_who_picks_when_who_moderates_and_what_comes_next(renderer):
+    text = renderer.render("start", START).text
+    assert "chosen in the order of the place cards: Bob, Zoë Ångström (first to last)" in " ".join(text.split())
+    assert "This game is moderated by the server's operator." in text
+    assert "When it is your turn, a letter asks for your orders" in text
+    html = renderer.render("start", START).html
+    assert "<li>Bob</li>" in html and "moderated by the server&#39;s operator" in html
