@@ -18,8 +18,9 @@ from pbem.rules.core.state import GameState
 
 from .positions import calamity_names, mark_hand_line
 
-#: step (before any ':') → (what the step is called, what the player does), for the steps of every turn.
-STEP_ASKS: dict[str, tuple[str, str]] = {
+#: step (before any ':') → (what the step is called, what the player does), for the steps of every turn; a step
+#: named None is called by its phase (trade cards are money cards under No-Trading).
+STEP_ASKS: dict[str, tuple[str | None, str]] = {
     "choose-nation": ("Nations and start areas", "choose your nation, then place its first token"),
     "place-start-token": ("Nations and start areas", "place your first token in a start area"),
     "ship-construction": ("Ship construction", "keep, scrap or build ships, then HALT"),
@@ -29,7 +30,7 @@ STEP_ASKS: dict[str, tuple[str, str]] = {
     "grow": ("Population expansion", "say where your new tokens go"),
     "buy-advances": ("Civilization advances", "name the cards you buy and what you pay with"),
     "hand-limit": ("Hand limit", "name the cards you give up"),
-    "buy-trade-cards": ("Trade cards", "say how many cards you buy"),
+    "buy-trade-cards": (None, "say how many cards you buy"),
 }
 
 #: Orders that close a step: listed last, after the orders that do something.
@@ -61,7 +62,7 @@ def headline(prompt: Prompt, phase: str) -> tuple[str, str]:
     """(what is asked, in a line; the question's rule text that the line does not already say)."""
     known = STEP_ASKS.get(prompt.step.split(":", 1)[0])
     if known is not None:
-        return f"{known[0]}, your turn: {known[1]}", prompt.question
+        return f"{known[0] or _step_label(phase)}, your turn: {known[1]}", prompt.question
     first, rest = _first_sentence(prompt.question)
     words = first.split()
     if len(words) > HEADLINE_WORDS:  # too long for a first line: the whole question goes below
