@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.state import GameState
+from pbem.rules.ruleset.rulebook import ruleset_of
 
 from .positions import calamity_names, mark_hand_line
 
@@ -82,8 +83,11 @@ def order_lines(choices: Sequence[str]) -> list[str]:
 
 def named_areas(state: GameState, texts: Sequence[str]) -> list[str]:
     """The areas of the board that the given lines name, in the board's order: what a prompt's picture highlights."""
-    joined = " " + " ".join(t.replace(",", " ").replace(":", " ").replace("\n", " ") for t in texts) + " "
-    return [name for name in state.areas if f" {name} " in joined]
+    # a nation may share its name with an area (Crete, Thrace): NATION lines name no place
+    lines = [line for text in texts for line in text.split("\n") if not line.startswith("NATION ")]
+    joined = " " + " ".join(t.replace(",", " ").replace(":", " ") for t in lines) + " "
+    board = ruleset_of(state).areas if state.players else {}  # state.areas holds only the areas with something in them
+    return [name for name in board if f" {name} " in joined]
 
 
 #: Order lines a prompt lists at most; the rest are counted (a trade round offers up to sixty).
