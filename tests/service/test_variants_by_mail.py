@@ -109,7 +109,8 @@ def test_a_small_cities_game_by_mail_makes_towns_and_says_so(tmp_path):
     reports = [text for subject, text in letters if subject.startswith("[demo] Report")]
     assert reports and all("(Small Cities variant)" in text.splitlines()[0] for text in reports)
     assert not any(re.search(r"Turn \d+, turn", text.splitlines()[0]) for text in reports)  # the span names its turns once
-    assert any(re.search(r": Turn 1, 5\. City construction to turn 2, ", text.splitlines()[0]) for text in reports)
+    assert any(re.search(r": what happened from turn 1, 5\. City construction until turn 2, ", text.splitlines()[0])
+               for text in reports)
     everyone = [t for name in ("alice", "bruno", "chen") for _, t in _letters(out / "mail" / f"{name}@players.example")]
     assert any("City construction (Small Cities)" in text and "TOWN" in text for text in everyone)
     assert any(" made " in text and "town" in text for text in everyone)
