@@ -276,7 +276,7 @@ def _composed(
         # A deterministic boundary (same mail -> same bytes).  "=_" can never
         # occur in quoted-printable text, so it cannot collide with the body.
         msg.set_boundary(f"=_pbem_{seed}")
-    if picture is not None and picture.svg is not None:  # attached for a reader of the text part (MAP)
+    if picture is not None and picture.svg:  # attached for a reader of the text part (MAP); a report's or prompt's has none
         msg.add_attachment(picture.svg.encode("utf-8"), maintype="image", subtype="svg+xml", filename=picture.name + ".svg")
         msg.set_boundary(f"=_pbem_m_{seed}")
     return msg.as_bytes(policy=SMTP_POLICY)

@@ -23,9 +23,12 @@ from pbem.rules.core.state import GameState, Player
 from pbem.rules.engine import apply, describe_event, pending
 from pbem.rules.table import press_readers, seat_generation, timezone_of
 from pbem.rules.turn import phase_title
-from pbem.rules.view import question_gist, variants_in_force
+from pbem.rules.view import variants_in_force
 
+from .asks import prompt_context
 from .combined import RANK, Part, combine, most_pressing
+from .pictures import prompt_picture
+from .positions import others_positions, own_position, report_span
 from .press_replies import invitation
 from .settings import Settings
 
@@ -55,16 +58,6 @@ VARIANT_NOTES = {
         "again if six survive."
     ),
 }
-
-
-def _units_line(state: GameState, nation: str) -> str:
-    """A nation's tokens (and towns, under Small Cities) area by area, as a report lists them."""
-    parts = []
-    for name, area in state.areas.items():
-        tokens, towns = area.tokens.get(nation, 0), area.towns.get(nation, 0)
-        if tokens or towns:
-            parts.append(f"{name} ({tokens}" + (f", {towns} town{'s' if towns != 1 else ''}" if towns else "") + ")")
-    return ", ".join(parts)
 
 
 #: An acknowledgement lists at most this many accepted orders, and this many refused lines;
@@ -188,8 +181,8 @@ class Letters:
         context = {**context, "board_cid": picture.content_id if picture is not None else None}
         rendered = self.renderer.render(kind, context)
         message_id = message_id or make_message_id(f"{state.game_id}:{state.version}:{purpose}:{recipient}", self.settings.domain)
-        asked = (f"{context['player']}: {question_gist(context['question'])}, due {context['due'] or 'no deadline set'}."
-                 if kind == "prompt" else "")
+        # a prompt's first line says what is asked and by when: a letter it joins opens with it
+        asked = rendered.text.split("\n", 1)[0] if kind == "prompt" else ""
         part = Part(kind, rendered, message_id, reply_to, in_reply_to, auto_submitted, picture, asked, state.turn)
         self.sent.append((kind, recipient))
         # An answer that refused a line travels alone, under its own subject: the player must see it first.
@@ -312,11 +305,19 @@ class Letters:
                     "secret": secrets[player.id],
                     "rules_help": list(HELP_LINES),
                     "seat": seat,
+                    "place_order": [state.player(pid).name for pid in state.place_order] if not state.turn else [],
+                    "moderator": self._moderator_named(state),
                 },
                 "start",
                 reply_to=self.reply_to(state, player),
                 message_id=self._start_id(state, player),
             )
+
+    def _moderator_named(self, state: GameState) -> str:
+        """Who moderates, as a start letter names him: his address, or the server's operator when that is he."""
+        row = self.uow.games.get(state.game_id) if hasattr(self.uow, "games") else None
+        address = getattr(row, "moderator_email", "") or ""
+        return address if address and address != self.settings.sender else "the server's operator"
 
     def _start_id(self, state: GameState, player: Player) -> str:
         """The thread's root for a first letter to this address; another id when the game wrote to it before
@@ -329,22 +330,25 @@ class Letters:
                                self.settings.domain)
 
     def prompt(self, state: GameState, prompt: Prompt, chain_head: str) -> None:
+        """Ask one player for one decision: what and by when first, then his numbers, the orders, the rules.
+
+        A prompt about places (its orders name areas) shows the part of the board round them, those areas
+        outlined, when the server sends pictures: a player on a phone decides where to move or which city to
+        lose from it, not from a map of the whole board.
+        """
         player = state.player(prompt.player_id)
         recipient = self._email(state, player)
+        asked = prompt_context(state, prompt, phase_title(state, state.phase))
+        viewer = f"player:{player.nation.lower()}" if player.nation else "observer"
+        picture = prompt_picture(state, self.settings, viewer, asked["areas"]) if asked["areas"] else None
         self._post(
             "prompt",
             state,
             recipient,
             {
                 **self._common(state, chain_head),
+                **asked,
                 "player": self._label(player),
-                "situation": list(prompt.situation),
-                "question": prompt.question + f" If no orders arrive in time: {prompt.default}.",
-                "choices": list(prompt.menu) or [choice.replace("\n", " / ") for choice in prompt.choices],
-                # one per line: lines of what is open, or choices with commas of their own
-                # (ADVANCE Pottery, Mysticism PAY ...), which a list joined by commas would run together
-                "menu": bool(prompt.menu) or any("," in choice for choice in prompt.choices),
-                "template": prompt.template,
                 "deadline": self.deadline_for(state, player.id)[0],
                 "due": self.deadline_for(state, player.id)[1],
                 "help_lines": list(HELP_LINES),
@@ -353,6 +357,7 @@ class Letters:
             reply_to=self.reply_to(state, player),
             in_reply_to=self.reports_sent.get(recipient),
             auto_submitted="auto-generated",
+            picture=picture,
         )
 
     def new_prompts(self, before: dict[str, Prompt], state: GameState, chain_head: str) -> None:
@@ -404,8 +409,11 @@ class Letters:
                 "error_count": len(errors),
                 "errors_left": max(0, len(errors) - ACK_MAX_ERRORS),
                 "ignored": _ignored_line(ignored),
-                "on_file": list(on_file),
+                # the answer's first line already says what is still needed: the same question is not repeated
+                "on_file": [o for o in on_file if not (nothing_found and o.startswith("Still needed from you:"))],
                 "deadline": self.deadline_for(state, player.id)[0] if player else state.deadline,
+                # a player hears a deadline only when something is asked of him: another's deadline misleads
+                "asked": bool(mine) or player is None,
                 "notes": _bounded_notes(notes),
                 # what a message with no order in it is answered first: what is still needed
                 "nothing_found": (
@@ -443,11 +451,11 @@ class Letters:
         game_address_ = game_address(after.game_id, self.settings.domain, self.settings.local_part)
         readers = [
             (self._label(p), f"player:{p.nation.lower()}" if p.nation else "observer", self._email(after, p),
-             self.reply_to(after, p))  # a reply to a report is a reply to the game, like one to a prompt
+             self.reply_to(after, p), p)  # a reply to a report is a reply to the game, like one to a prompt
             for p in after.players
         ]
         playing = {reader[2] for reader in readers}  # an observer who took a seat reads his report as a player
-        readers += [(f"{name} (observer)", "observer", a, game_address_) for name, a in watchers if a not in playing]
+        readers += [(f"{name} (observer)", "observer", a, game_address_, None) for name, a in watchers if a not in playing]
         # Each event is told from the state it happened in: the same states for every reader, so folded once.
         steps = []
         state = before
@@ -455,9 +463,9 @@ class Letters:
             steps.append((state, event))
             # the events given skip what a rollback superseded: at the rollback the state is already its target's
             state = restored(state, state, state.version + 1) if event.type == "RolledBack" else apply(state, event)
-        position = [f"{p.name} plays {p.nation}: " + _units_line(after, p.nation) for p in after.players if p.nation]
         told: dict[str, list[dict]] = {}  # what happened as each viewer reads it (observers read alike)
-        for label, viewer, recipient, reply_to in readers:
+        asked = {p.player_id for p in pending(after).values()}
+        for label, viewer, recipient, reply_to, reader in readers:
             if viewer not in told:
                 told[viewer] = [{"text": text, "cites": list(event.cites)}
                                 for state, event in steps if (text := describe_event(state, event, viewer))]
@@ -470,6 +478,8 @@ class Letters:
                 began = f"turn {since.turn}, {span['phase']}" if since.turn else span["phase"]
                 span["phase"] = f"{began} to turn {after.turn}, {until}"
                 span["span"] = True  # the phase line already names its turns
+            nation = reader.nation if reader is not None else None
+            span.update(report_span(since, after, span["result"], reader is not None and reader.id in asked))
             self.reports_sent[recipient] = self._post(
                 "report",
                 after,
@@ -478,7 +488,8 @@ class Letters:
                     **span,
                     "player": label,
                     "happened": happened,
-                    "position": list(position),
+                    "own": own_position(after, nation) if nation else [],
+                    "others": others_positions(after, viewer, nation),
                 },
                 f"report:{before.phase}",
                 reply_to=reply_to,

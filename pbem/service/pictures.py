@@ -57,3 +57,25 @@ def report_picture(since: GameState, state: GameState, settings: Settings) -> Pi
     if not settings.board_pictures or board_of(since) == board_of(state):
         return None
     return board_picture(state, settings)
+
+
+#: A prompt's picture: the width of a phone's screen at twice its pixel density, so area names stay sharp.
+PROMPT_WIDTH = 780
+
+
+@lru_cache(maxsize=32)
+def _cropped(state: GameState, viewer: str, areas: tuple[str, ...]) -> bytes:
+    return board_png(state, viewer, width=PROMPT_WIDTH, focus=areas, highlight=areas)
+
+
+def prompt_picture(state: GameState, settings: Settings, viewer: str, areas: list[str]) -> Picture | None:
+    """The part of the board round the ``areas`` a prompt names, those outlined; None when the server sends no pictures.
+
+    No SVG goes with it: the text part names the areas already, and a prompt comes every phase, where the
+    weight of a whole board's SVG would fill a mailbox (issue 31).
+    """
+    if not settings.board_pictures or not areas:
+        return None
+    png = _cropped(state, viewer, tuple(areas))
+    content_id = make_message_id(f"{state.game_id}:prompt-board:{state.version}:{viewer}:{','.join(areas)}", settings.domain)
+    return Picture(svg=None, png=png, content_id=content_id, name=f"{state.game_id}-areas-v{state.version}")

@@ -22,6 +22,7 @@ from pbem.store.unit_of_work import UnitOfWork
 from pbem.store.verify import verify_chain
 
 from .origins import explained
+from .positions import calamity_names, hand_text
 
 #: HISTORY without a number shows this many lines; more than the maximum is cut to it.
 HISTORY_LINES = 10
@@ -71,7 +72,7 @@ def _hand(state: GameState, player: Player | None) -> str:
     if player is None or not player.nation:
         return "HAND: you hold nothing yet (no nation chosen)."
     n = state.nations[player.nation]
-    cards = ", ".join(sorted(n.hand)) or "none"
+    cards = hand_text(sorted(n.hand), calamity_names(state)) if n.hand else "none"  # calamities marked as such
     civ = ", ".join(sorted(n.civ_cards)) or "none"
     return f"HAND of {player.nation}: trade cards {cards}. Civilization cards: {civ}. Treasury {n.treasury}, stock {n.stock}."
 

@@ -14,6 +14,7 @@ ACK = {
     ],
     "on_file": ["MOVE 2 FROM Memphis TO Thebes", "BUILD CITY IN Thebes"],
     "deadline": "Fri 14 June 18:00 UTC",
+    "asked": True,
     "chain_head": "3f9a1c2b",
     "variants": [],
     "notes": ["1 attachment was ignored; orders are read only from the message text."],
@@ -35,29 +36,35 @@ PROMPT = {
     "turn": 3,
     "phase": "Movement",
     "situation": ["Stock: 12 tokens", "Treasury: 4", "Areas: Memphis 3, Thebes 1 + city"],
-    "question": "Which tokens do you move?",
-    "choices": ["Memphis", "Thebes", "Giza", "Sinai"],
+    "headline": "Movement, your turn: move your tokens, then HALT",
+    "rules": "Each token moves once, into a neighbouring land area. Orders, one a line: MOVE <n> <from> <to>; end with HALT.",
+    "default": "your movement ends",
+    "choices": ["MOVE 2 Memphis Thebes", "MOVE 1 Thebes Sinai", "HALT"],
+    "choices_left": 0,
+    "areas": ["Memphis", "Thebes", "Sinai"],
     "template": "MOVE 2 FROM Memphis TO Thebes\nBUILD CITY IN Thebes",
     "deadline": "2026-06-14 18:00 UTC",
     "due": "Fri 14 Jun 18:00 UTC",
     "chain_head": "3f9a1c2b",
     "variants": ["No-Trading"],
     "help_lines": ["MOVE <n> FROM <area> TO <area>", "PASS"],
-    "menu": False,
 }
 
 REPORT = {
     "result": "",
     "game": "nile-1",
     "player": "Egypt",
-    "turn": 3,
     "phase": "Movement",
     "happened": [
         {"text": "Babylon moved 3 tokens into Sinai.", "cites": ["§21.2"]},
         {"text": "Conflict in Sinai: Egypt lost 1 token, Babylon lost 2.", "cites": ["§22.1", "§22.3"]},
         {"text": "Nothing else moved.", "cites": []},
     ],
-    "position": ["Stock: 10 tokens", "Treasury: 4"],
+    "covers": "what happened from turn 3, 3. Movement until turn 3, 4. Conflict began",
+    "next": "Next: Turn 3, 4. Conflict. A prompt comes when it is your turn.",
+    "own": ["Cities (1): Thebes.", "Tokens (4 on the board): Memphis (3), Sinai (1).", "Stock 10, treasury 4, ships 0.",
+            "Hand (2): Salt, Slave Revolt (calamity).", "Civilization cards: none.", "A.S.T. space 3."],
+    "others": ["Babylon (Bruno): cities Babylon; tokens Sinai (1); 3 cards in hand; A.S.T. space 2."],
     "chain_head": "77aa0c1d",
     "variants": [],
 }
@@ -75,6 +82,8 @@ START = {
     "secret": "tulip-quarry-88",
     "rules_help": ["MOVE <n> FROM <area> TO <area>", "Write HELP for the full list."],
     "seat": None,  # a replacement's start letter: see SEAT
+    "place_order": ["Bob", "Zoë Ångström"],
+    "moderator": "the server's operator",
 }
 
 #: What a replacement's start letter (REPLACE) tells first: whose seat, why, what is asked, the position.

@@ -115,17 +115,24 @@ def test_ack_text_names_each_rejected_line_first(renderer):
     ok = renderer.render("ack", {**ACK, "errors": [], "deadline": None}).text
     assert ok.splitlines()[0] == "Egypt: your orders are on file."
     assert "Deadline: none set" in ok
+    # nothing asked of this player: no deadline (it would be another player's), and it says so
+    idle = renderer.render("ack", {**ACK, "errors": [], "asked": False}).text
+    assert "Deadline" not in idle and "Nothing is asked of you now." in idle.splitlines()
 
 
 def test_prompt_ends_with_the_order_template(renderer):
     text = renderer.render("prompt", PROMPT).text
     assert "Reply to this message with the lines you want, one order per line." in text
     assert text.endswith(f"{ORDERS_BEGIN}\nMOVE 2 FROM Memphis TO Thebes\nBUILD CITY IN Thebes\n{ORDERS_END}\n")
-    assert text.splitlines()[0] == "Egypt: Which tokens do you move?"
-    # a long list of choices is wrapped, not one per line
-    long = renderer.render("prompt", {**PROMPT, "choices": [f"Area{i}" for i in range(60)]}).text
-    assert "Area0, Area1, Area2" in long
-    assert max(len(line) for line in long.splitlines()) <= 70
+    # the first line: what is asked and by when; the rules come under "How to write orders"
+    assert text.splitlines()[0] == "Movement, your turn: move your tokens, then HALT. Due Fri 14 Jun 18:00 UTC."
+    assert text.index("YOUR POSITION") < text.index("YOUR CHOICES") < text.index("HOW TO WRITE ORDERS")
+    assert text.index("HOW TO WRITE ORDERS") < text.index("Each token moves once")
+    # every choice is a complete order on its own line
+    choices = text.split("YOUR CHOICES\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert choices == ["  MOVE 2 Memphis Thebes", "  MOVE 1 Thebes Sinai", "  HALT"]
+    assert "... and 40 more like these" in renderer.render("prompt", {**PROMPT, "choices_left": 40}).text
+    assert max(len(line) for line in text.splitlines()) <= 76
 
 
 def test_prompt_template_survives_a_reply_that_keeps_the_markers(renderer):
@@ -295,7 +302,7 @@ def test_control_characters_from_the_context_are_escaped_in_every_part(renderer)
 
 def test_a_macro_shows_the_text_it_is_given_escaped_once(renderer):
     """Each part is escaped whole: what a macro shows (the HTML ack's `lines`, `turn_line`) is not escaped twice."""
-    mail = renderer.render("report", {**REPORT, "phase": "Move\x1bment", "player": "Zo\x1b"})
+    mail = renderer.render("ack", {**ACK, "phase": "Move\x1bment", "player": "Zo\x1b"})
     assert "Turn 3, Move\\x1bment" in mail.text and "Turn 3, Move\\x1bment" in mail.html
     assert "\\\\x1b" not in mail.text + mail.html
 
@@ -407,3 +414,12 @@ def test_quoted_printable_of_random_texts_is_written_as_the_standard_library_wri
         if rng.random() < 0.3:
             text = "y" * rng.randint(60, 170) + text
         assert qp_body(text) == _qp_as_the_standard_library_writes_it(text), repr(text)
+
+
+def test_the_start_letter_says_who_picks_when_who_moderates_and_what_comes_next(renderer):
+    text = renderer.render("start", START).text
+    assert "chosen in the order of the place cards: Bob, Zoë Ångström (first to last)" in " ".join(text.split())
+    assert "This game is moderated by the server's operator." in text
+    assert "When it is your turn, a letter asks for your orders" in text
+    html = renderer.render("start", START).html
+    assert "<li>Bob</li>" in html and "moderated by the server&#39;s operator" in html

@@ -6,6 +6,8 @@ import re
 from pathlib import Path
 
 from pbem.rules import engine as E
+from pbem.rules.turn import phase_title
+from pbem.service.asks import prompt_context
 
 from .casefile import CASES, load, play
 
@@ -32,9 +34,13 @@ def test_every_example_prompt_is_what_the_engine_asks_in_that_position():
         case.pop("orders", None)
         (prompt,) = E.pending(play(case).state).values()
         lines = example.splitlines()
-        assert lines[0].split(": ", 1)[1] == f"{prompt.question} If no orders arrive in time: {prompt.default}.", case_file
+        state = play(case).state
+        asked = prompt_context(state, prompt, phase_title(state, state.phase))
+        assert lines[0].startswith(asked["headline"] + ". "), case_file
         shown = lines[lines.index("YOUR CHOICES") + 1:]
-        written = [c.replace("\n", " / ") for c in prompt.choices]  # as the letters write a choice of several lines
-        assert [c.strip() for c in shown[: len(prompt.choices)]] == written, case_file
+        assert [c.strip() for c in shown[: len(asked["choices"])]] == asked["choices"], case_file
         situation = lines[lines.index("YOUR POSITION") + 1: lines.index("YOUR CHOICES") - 1]
-        assert [s.strip() for s in situation] == list(prompt.situation), case_file
+        assert [s.strip() for s in situation] == asked["situation"], case_file
+        rules = " ".join(" ".join(lines[lines.index("HOW TO WRITE ORDERS") + 1:]).split())
+        assert rules.startswith(" ".join(asked["rules"].split())), case_file
+        assert f"If no orders arrive in time: {prompt.default}." in rules, case_file

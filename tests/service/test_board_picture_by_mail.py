@@ -19,7 +19,7 @@ from pbem.service.settings import Settings
 from pbem.service.games import NewPlayer, create_game
 from pbem.service.server import PostOffice
 
-from .mailclient import holding, last_ack, latest, send
+from .mailclient import holding, last_ack, latest, letters, send, topic
 
 PLAYERS = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.net"), NewPlayer("Cy", "cy@example.com")]
 EMAIL = {p.name: p.email for p in PLAYERS}
@@ -59,6 +59,15 @@ def test_a_report_shows_the_board_inline_and_map_answers_with_it_and_its_svg(sql
     report, answer = asyncio.run(scenario())
     assert "image/svg+xml" not in parts(report)
     assert len(report.as_bytes()) < 250_000  # the picture is a palette PNG now
+    # a prompt about places shows the areas its orders name, cropped and outlined; no SVG goes with it
+    prompts = [m for address in EMAIL.values() for m in letters(settings.maildir, address) if "T1 " in topic(m)]
+    placed = [m for m in prompts if "THE AREAS IN PLAY" in m.get_body(preferencelist=("plain",)).get_content()]
+    assert placed, [topic(m) for m in prompts]
+    for prompt in placed:
+        found = parts(prompt)
+        (png,) = found["image/png"]
+        assert "image/svg+xml" not in found
+        assert f'src="cid:{png["Content-ID"].strip("<>")}"' in prompt.get_body(preferencelist=("html",)).get_content()
     for letter in (report, answer):
         found = parts(letter)
         (png,) = found["image/png"]

@@ -73,8 +73,11 @@ def test_a_disputed_move_is_found_explained_previewed_undone_and_proved_by_mail(
     deadlines: list = []
 
     def told_deadline(address: str):
+        # a date told as a deadline: an answer to VERIFY names when a letter was sent, and an acknowledgement
+        # names no deadline when nothing is asked of its reader
         for m in reversed(letters(settings.maildir, address)):
-            found = _WHEN.findall(body(m))
+            found = [when for line in body(m).splitlines() if "deadline" in line.lower() or "due" in line.lower()
+                     for when in _WHEN.findall(line)]
             if found:
                 return topic(m), found
         return None

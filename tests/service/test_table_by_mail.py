@@ -236,7 +236,11 @@ def test_review_fixes_replace_observer_report_replies_timezones_and_kicked_order
             EMAIL["Dora Smith"] = "dora@example.com"
             await t.reply("Dora Smith", "NATION Crete\nPLACE Knossos\nTIMEZONE europe/berlin", "your orders")
             ack = text_of(last_ack(settings.maildir, "dora@example.com"))
-            assert "TIMEZONE Europe/Berlin" in ack and "Europe/Berlin (2026-11-27 08:00 UTC)" in ack
+            # the zone is taken at once; her choice made, nothing is asked of her, so the ack names no deadline
+            # (tests/service/test_deadlines_by_mail.py reads a deadline in a player's zone)
+            assert "TIMEZONE Europe/Berlin" in ack and "Nothing is asked of you now." in ack
+            dora_id = next(p.id for p in state_of(db).players if p.name == "Dora Smith")
+            assert table.timezone_of(state_of(db), dora_id) == "Europe/Berlin"
             await t.reply(third, "NATION Italy\nPLACE Etruria")  # kept: not his turn yet
             await t.reply("moderator", f"KICK {third} gone", "You moderate")
             await t.reply(third, "ORDERS")

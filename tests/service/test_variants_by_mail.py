@@ -75,7 +75,7 @@ def test_a_no_trading_game_by_mail_draws_buys_pays_and_limits_money_cards(tmp_pa
     assert "It plays the No-Trading variant" in start and "VARIANTS" in start and "VOLUNTEER" in start
     assert all(len(line) <= 100 for line in start.splitlines())
     # a report's heading, whether it travels alone or with an acknowledgement or a prompt
-    reports = [line for _subject, text in letters for line in text.splitlines() if line.endswith(" is resolved.")]
+    reports = [line for _subject, text in letters for line in text.splitlines() if ": what happened from " in line]
     assert reports and all("(No-Trading variant)" in line for line in reports)
     assert any("6. Money cards acquisition" in text for text in reports)
     everyone = [t for name in ("alice", "bruno", "chen") for _, t in _letters(out / "mail" / f"{name}@players.example")]
@@ -109,14 +109,15 @@ def test_a_small_cities_game_by_mail_makes_towns_and_says_so(tmp_path):
     (start,) = [text for subject, text in letters if "A new game" in subject or "is starting" in text]
     assert "It plays the Small Cities variant" in start and "(TOWN Memphis 2, then DONE)" in " ".join(start.split())
     assert all(len(line) <= 100 for line in start.splitlines())
-    reports = [line for _subject, text in letters for line in text.splitlines() if line.endswith(" is resolved.")]
+    # a report's heading, whether it travels alone or with an acknowledgement or a prompt
+    reports = [line for _subject, text in letters for line in text.splitlines() if ": what happened from " in line]
     assert reports and all("(Small Cities variant)" in line for line in reports)
     assert not any(re.search(r"Turn \d+, turn", line) for line in reports)  # the span names its turns once
-    assert any(re.search(r": Turn 1, 5\. City construction to turn 2, ", text.splitlines()[0]) for text in reports)
+    assert any(re.search(r": what happened from turn 1, 5\. City construction until turn 2, ", line) for line in reports)
     everyone = [t for name in ("alice", "bruno", "chen") for _, t in _letters(out / "mail" / f"{name}@players.example")]
     assert any("City construction (Small Cities)" in text and "TOWN" in text for text in everyone)
     assert any(" made " in text and "town" in text for text in everyone)
-    reported = [text for _subject, text in letters if " is resolved." in text]
+    reported = [text for _subject, text in letters if ": what happened from " in text]
     assert any(re.search(r"\(\d+, \d+ towns?\)", text) for text in reported)  # the position lists towns by area
 
     shown = subprocess.run([sys.executable, "-m", "pbem.cli", "--db", url, "state", "demo"],

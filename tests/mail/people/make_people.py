@@ -24,9 +24,8 @@ HERE = Path(__file__).parent
 
 # -- the letters a reply quotes (their text as the server writes it; lines of them are not orders) --------
 
-NATION_PROMPT = """Ben: Choose your nation, then place your first token in one of its start areas. If no orders arrive in time: the first nation still free in A.S.T. order (Africa) and its first start area.
-
-Setup, Nations and start areas.
+NATION_PROMPT = """Nations and start areas, your turn: choose your nation, then place its first token. Due Fri 27 Nov 08:00 UTC.
+Ben - Setup, Nations and start areas.
 Deadline: 2026-11-27 08:00 UTC
 
 YOUR POSITION
@@ -40,6 +39,10 @@ YOUR CHOICES
   NATION Crete
 
 HOW TO WRITE ORDERS
+  Choose your nation, then place your first token in one of its start
+  areas.
+  If no orders arrive in time: the first nation still free in A.S.T.
+  order (Africa) and its first start area.
   One order per line; case does not matter; names may be abbreviated.
   HELP lists the orders; HELP AREA Sinai or HELP CARD Astronomy explains one.
   Lines starting with # are ignored.
@@ -52,9 +55,8 @@ NATION Africa
 PLACE Sahara
 ===== END OF ORDERS =====""".split("\n")
 
-MOVES_PROMPT = """Ben (Crete): Step 3b, movement: each token moves once, into a neighbouring land area or aboard a ship; a ship carries up to 5 tokens of its area up to 4 water areas to a coast, never through open sea (Astronomy). Entering an area with another player's or a pirate city attacks it (the conflict phase resolves it). Orders, one a line: MOVE <n> <from> <to>, SAIL <n> <from> <to>; end with HALT.
-
-Turn 1, 3. Movement.
+MOVES_PROMPT = """Movement, your turn: move your tokens, then HALT. Due Fri 27 Nov 08:00 UTC.
+Ben (Crete) - Turn 1, 3. Movement.
 Deadline: 2026-11-27 08:00 UTC
 
 YOUR POSITION
@@ -66,6 +68,22 @@ YOUR CHOICES
   MOVE up to 2 from Knossos to: Phaestos
   HALT when your movement is done
 
+THE AREAS IN PLAY
+  Knossos, Phaestos
+
+HOW TO WRITE ORDERS
+  Step 3b, movement: each token moves once, into a neighbouring land
+  area or aboard a ship; a ship carries up to 5 tokens of its area up to
+  4 water areas to a coast, never through open sea (Astronomy). Entering
+  an area with another player's or a pirate city attacks it (the
+  conflict phase resolves it). Orders, one a line: MOVE <n> <from> <to>,
+  SAIL <n> <from> <to>; end with HALT.
+  If no orders arrive in time: your movement ends: moves already
+  accepted stand, every other token and ship stays where it is.
+  One order per line; case does not matter; names may be abbreviated.
+  HELP lists the orders; HELP AREA Sinai or HELP CARD Astronomy explains one.
+  Lines starting with # are ignored.
+
 Reply to this message with the lines you want, one order per line.
 Edit the block below; delete the lines you do not want.
 
@@ -74,28 +92,46 @@ MOVE 2 Knossos Phaestos
 HALT
 ===== END OF ORDERS =====""".split("\n")
 
-REPORT = """Ben (Crete): Setup, Nations and start areas to turn 1, 3. Movement is resolved.
+REPORT = """Ben (Crete): what happened from Setup, Nations and start areas until turn 1, 3. Movement began.
+Next: Turn 1, 3. Movement. A prompt comes when it is your turn.
+
+YOUR POSITION NOW
+  Cities (0): none.
+  Tokens (2 on the board): Knossos (2).
+  Stock 45, treasury 0, ships 0.
+  Hand (0): no cards.
+  Civilization cards: none.
+  A.S.T. space 0.
 
 WHAT HAPPENED
+- Game g1 created for Ann, Ben, Cy; seed commitment e8bc163c82eee187. [§15, §16]
+- Place cards dealt: 1. Ben, 2. Cy, 3. Ann. [§15.4]
 - Ben chose Crete.
 - Crete placed its first token in Knossos.
 - Cy chose Thrace.
+- Thrace placed its first token in Scythia.
 - Ann chose Italy.
+- Italy placed its first token in Etruria.
 - Setup is complete. [§15.4]
+- Turn 1: 1. Tax collection begins. [seed 003: 1]
+- Turn 1: 2. Population expansion begins. [seed 003: 2]
+- Population expansion: Crete +1 in 1 area; Italy +1 in 1 area; Thrace +1 in 1 area. [seed 003: 2, §20]
 - Census: 1. Italy 2, 2. Thrace 2, 3. Crete 2. [R-2.1, §21, D-12]
+- Turn 1: 3. Movement begins. [seed 003: 3]
 - Order of ship building and movement (census, Military last): Italy, Thrace, Crete. [R-2.2, R-2.6, §21.1, §22.11, §23.21]
 
-YOUR POSITION NOW
-  Ann plays Italy: Etruria (2)
-  Ben plays Crete: Knossos (2)
-  Cy plays Thrace: Scythia (2)
+THE OTHER NATIONS
+  Italy (Ann): cities none; tokens Etruria (2); 0 cards in hand; A.S.T.
+    space 0.
+  Thrace (Cy): cities none; tokens Scythia (2); 0 cards in hand; A.S.T.
+    space 0.
 
 Keep this mail: the chain head proves what you were told.""".split("\n")
 
 ACK = """Ben (Crete): your orders are on file.
 
 Turn 1, 3. Movement.
-Deadline: 2026-11-27 08:00 UTC
+Nothing is asked of you now.
 
 ACCEPTED FROM THIS MESSAGE
   HALT
@@ -103,7 +139,8 @@ ACCEPTED FROM THIS MESSAGE
 NOW ON FILE FOR YOU
   You play Crete.
   Your tokens stand in Knossos (2).
-  Nothing more is needed from you now.""".split("\n")
+  Nothing more is needed from you now.
+""".split("\n")
 
 PRESS = """Press from Italy
 
