@@ -210,7 +210,7 @@ def _legend(box: tuple[float, float, float, float], seen: dict[str, Any], rulese
     out = [f'<g id="legend" font-size="{size}">',
            f'<rect x="{left}" y="{top:.1f}" width="62" height="{height:.1f}" rx="1.5" fill="#ffffff" '
            f'fill-opacity="0.82" stroke="#777777" stroke-width="0.3"/>',
-           f'<text x="{left + 3}" y="{top + 5.5:.1f}" font-weight="bold">{escape(_caption(seen))}</text>']
+           f'<text x="{left + 3}" y="{top + 5.5:.1f}" font-weight="bold">{escape(caption(seen))}</text>']
     ty = top + 11.0
     for nation, player in lines:
         colour = nation_colour(ruleset, nation)
@@ -218,7 +218,7 @@ def _legend(box: tuple[float, float, float, float], seen: dict[str, Any], rulese
         out.append(f'<g class="legend-nation" data-nation={quoteattr(nation)}>'
                    f'<circle cx="{left + 5}" cy="{ty - 1.1:.1f}" r="2.2" fill="{colour}" stroke="#1a1a1a" stroke-width="0.4"/>'
                    f'<text x="{left + 9}" y="{ty:.1f}">{escape(nation)} ({escape(player)}): '
-                   f'{_count(counts.get("tokens_on_board", 0), "token")}, {_count(counts.get("cities_on_board", 0), "city")}</text></g>')
+                   f'{counted(counts.get("tokens_on_board", 0), "token")}, {counted(counts.get("cities_on_board", 0), "city")}</text></g>')
         ty += 5.2
     keys = [
         ('<circle cx="{x}" cy="{y}" r="2" fill="#bbbbbb" stroke="#1a1a1a" stroke-width="0.4"/>', "tokens (number)"),
@@ -239,12 +239,14 @@ def _legend(box: tuple[float, float, float, float], seen: dict[str, Any], rulese
     return "".join(out) + "</g>"
 
 
-def _caption(seen: dict[str, Any]) -> str:
+def caption(seen: dict[str, Any]) -> str:
+    """The picture's caption: the game and where it stands (the legend of the PNG shows it too)."""
     if seen["turn"]:
         return f"{seen['game']}: turn {seen['turn']}, {seen['phase']}"
     return f"{seen['game']}: {seen['phase']}"
 
 
-def _count(n: int, noun: str) -> str:
+def counted(n: int, noun: str) -> str:
+    """``n`` of a noun, in the plural when it is not one: "1 token", "3 cities"."""
     plural = noun[:-1] + "ies" if noun.endswith("y") else noun + "s"
     return f"{n} {noun if n == 1 else plural}"

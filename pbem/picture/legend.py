@@ -15,7 +15,7 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from pbem.escaping import escape_controls
-from pbem.picture.board import NOT_IN_PLAY
+from pbem.picture.board import NOT_IN_PLAY, caption, counted
 from pbem.picture.palette import DARK, FLOOD_INK, KEY_GREY, LEGEND_EDGE, VOLCANO, WHITE, Ink, font
 from pbem.picture.pieces import nation_colour
 from pbem.rules.ruleset.model import Ruleset
@@ -51,7 +51,7 @@ def with_legend(image: Image.Image, ink: Ink, seen: dict[str, Any], ruleset: Rul
     out.paste(image, (0, 0))
     draw.line([(0, image.height), (out.width, image.height)], fill=ink(LEGEND_EDGE), width=2)
     y = image.height + pad + line / 2
-    draw.text((pad, y), _caption(seen), fill=ink(DARK), font=letters, anchor="lm")
+    draw.text((pad, y), caption(seen), fill=ink(DARK), font=letters, anchor="lm")
     for grid, column in sections:
         for row in grid:
             y += line
@@ -82,18 +82,7 @@ def _who(nation: str, players: dict[str, str], seen: dict[str, Any], counts: boo
     if not counts:
         return name
     held = seen["nations"].get(nation.lower(), {})
-    return f"{name}: {_count(held.get('tokens_on_board', 0), 'token')}, {_count(held.get('cities_on_board', 0), 'city')}"
-
-
-def _caption(seen: dict[str, Any]) -> str:
-    if seen["turn"]:
-        return f"{seen['game']}: turn {seen['turn']}, {seen['phase']}"
-    return f"{seen['game']}: {seen['phase']}"
-
-
-def _count(n: int, noun: str) -> str:
-    plural = noun[:-1] + "ies" if noun.endswith("y") else noun + "s"
-    return f"{n} {noun if n == 1 else plural}"
+    return f"{name}: {counted(held.get('tokens_on_board', 0), 'token')}, {counted(held.get('cities_on_board', 0), 'city')}"
 
 
 def _disc(ink: Ink, colour: str) -> Callable[[ImageDraw.ImageDraw, float, float, float], None]:

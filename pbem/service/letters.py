@@ -314,10 +314,17 @@ class Letters:
             )
 
     def _moderator_named(self, state: GameState) -> str:
-        """Who moderates, as a start letter names him: his address, or the server's operator when that is he."""
+        """Who moderates, as a start letter says it (a sentence): a moderator of the game's own, or the operator.
+
+        Never his address: no player reads another's address (docs/audit.md, "Metadata, addresses and
+        secrets"); what the moderator does reaches every player in the game's letters, with his reason.
+        """
         row = self.uow.games.get(state.game_id) if hasattr(self.uow, "games") else None
         address = getattr(row, "moderator_email", "") or ""
-        return address if address and address != self.settings.sender else "the server's operator"
+        if address and address != self.settings.sender:
+            return ("This game has a moderator of its own: each thing he does (a pause, a deadline moved, a seat "
+                    "handed on) is told to you with his reason.")
+        return "This game is moderated by the server's operator."
 
     def _start_id(self, state: GameState, player: Player) -> str:
         """The thread's root for a first letter to this address; another id when the game wrote to it before

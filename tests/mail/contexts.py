@@ -83,7 +83,7 @@ START = {
     "rules_help": ["MOVE <n> FROM <area> TO <area>", "Write HELP for the full list."],
     "seat": None,  # a replacement's start letter: see SEAT
     "place_order": ["Bob", "Zoë Ångström"],
-    "moderator": "the server's operator",
+    "moderator": "This game is moderated by the server's operator.",
 }
 
 #: What a replacement's start letter (REPLACE) tells first: whose seat, why, what is asked, the position.
