@@ -32,7 +32,7 @@ def test_demo_plays_setup_through_smtp_and_lists_the_mailboxes(tmp_path):
                    map(read, sorted((tmp_path / "demo" / "mail" / f"{name}@players.example" / "new").iterdir()))]
             for name in ("alice", "bruno", "chen")}
     assert sum("your orders are on file" in text for texts in told.values() for text in texts) == 3
-    assert all(sum("Nations and start areas to turn 1" in text for text in texts) == 1 for texts in told.values())
+    assert all(sum("Nations and start areas until turn 1" in text for text in texts) == 1 for texts in told.values())
     assert sum(len(texts) for texts in told.values()) == 11  # 14 letters before they travelled together
 
 

@@ -98,7 +98,7 @@ def test_setup_is_played_entirely_by_mail(world):
         got = subjects(settings.maildir, p.email)
         assert got[0] == "[g1] A new game of Advanced Civilization"
         assert acks(settings.maildir, p.email)
-        (report,) = [text_of(m) for m in holding(settings.maildir, p.email, "Nations and start areas to turn 1")]
+        (report,) = [text_of(m) for m in holding(settings.maildir, p.email, "Nations and start areas until turn 1")]
         assert report.count("placed its first token") == 3  # the whole phase, not only the last batch
     # what one reply caused for one player travels as one letter: the last chooser's answer and report, the
     # first mover's report and prompt
@@ -419,9 +419,9 @@ def test_every_letter_of_a_game_threads_to_the_start_letter_and_a_prompt_travels
         assert later and all(root in str(m["References"]).split() for m in later), [topic(m) for m in later]
         for letter in later:  # the report and the prompt it caused: one letter, what is asked said first
             text = text_of(letter)
-            if "Nations and start areas to turn 1" in text and "your orders" in topic(letter):
+            if "Nations and start areas until turn 1" in text and "your orders" in topic(letter):
                 first = text.splitlines()[0]
-                assert first.startswith(f"{p.name} (") and ", due " in first, first
+                assert first.startswith("Movement, your turn: ") and " Due " in first, first
                 assert text.index("placed its first token") < text.index(ORDERS_BEGIN)
                 answered += 1
     assert answered == 1

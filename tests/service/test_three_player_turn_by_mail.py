@@ -223,7 +223,7 @@ def test_a_turn_of_press_trade_and_a_slave_revolt_is_played_by_mail(world):
     # -- the revolt: Cy was asked once, told how many cities it takes, and one message answered both choices
     (revolt,) = [text_of(m) for m in _mine(settings, "Cy", "your orders") if "Calamity" in topic(m)]
     assert "2 of your cities must be reduced, one at a time" in revolt and "Choose up to 2, in order of preference" in revolt
-    report = text_of(holding(settings.maildir, _email("Cy"), "Turn 1, 9. Calamity resolution to ")[-1])
+    report = text_of(holding(settings.maildir, _email("Cy"), "what happened from turn 1, 9. Calamity resolution until ")[-1])
     assert "Crete's Athens reduced to 2 tokens (chosen by Crete). Kept for a further choice: Knossos, Corinth, Cyrene." in report
     assert "Crete's Corinth reduced to 2 tokens (chosen by Crete: the next of the cities it named in order of preference)" in report
     assert "Knossos is passed over (not a city this choice may take)" in report
