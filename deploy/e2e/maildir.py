@@ -1,7 +1,9 @@
 """Reads the players' Maildirs for deploy/e2e/postfix.sh (standard library only).
 
-  maildir.py list BASE          one line per letter: KIND<TAB>TO<TAB>SUBJECT<TAB>PATH
-                                (KIND: start, prompt, ack, other)
+  maildir.py list BASE          one line per letter: KIND<TAB>TO<TAB>TOPIC<TAB>PATH
+                                (KIND: start, prompt, ack, other; TOPIC: what the letter is,
+                                its X-Pbem-Topic, else its subject: every letter of a turn
+                                bears the turn's subject, "[g1] Turn 3")
   maildir.py reply PROMPT OUT   writes the body of a reply to the prompt into OUT (the
                                 order block's lines, then the prompt quoted as a mail
                                 client quotes it) and prints, one per line: the player's
@@ -34,12 +36,15 @@ def header(msg: email.message.EmailMessage, name: str) -> str:
     return " ".join(str(msg[name] or "").split())
 
 
+def topic(msg: email.message.EmailMessage) -> str:
+    return header(msg, "X-Pbem-Topic") or header(msg, "Subject")
+
+
 def kind(msg: email.message.EmailMessage) -> str:
-    subject = header(msg, "Subject")
-    after_tag = subject.split("] ", 1)[-1]
+    after_tag = topic(msg).split("] ", 1)[-1]
     if after_tag.startswith("A new game of Advanced Civilization"):
         return "start"
-    if after_tag.startswith("Orders received"):
+    if after_tag.startswith("Orders received") or "ACCEPTED FROM THIS MESSAGE" in text_of(msg):
         return "ack"
     if BEGIN in text_of(msg):
         return "prompt"
@@ -53,7 +58,7 @@ def main(argv: list[str]) -> int:
         paths = sorted(base.glob("*/*/new/*")) + sorted(base.glob("*/*/cur/*"))
         for path in sorted(paths, key=lambda p: p.stat().st_mtime_ns):
             msg = read(path)
-            print("\t".join([kind(msg), header(msg, "To"), header(msg, "Subject"), str(path)]))
+            print("\t".join([kind(msg), header(msg, "To"), topic(msg), str(path)]))
         return 0
     if command == "reply":
         msg, out = read(Path(argv[2])), Path(argv[3])
