@@ -51,6 +51,8 @@ pytestmark = pytest.mark.hostile
 
 MAILS = int(os.environ.get("PBEM_HOSTILE_RELAY_MAILS", "200"))
 DOWN_FOR = 4.0  # seconds the relay stays down
+#: The server is killed (kill -9) at this many evenly spaced points of the sending, less one.
+KILL_POINTS = 5
 
 
 def test_relay_down_and_kill_9_mid_delivery_deliver_every_letter(tmp_path):
@@ -82,9 +84,18 @@ def test_relay_down_and_kill_9_mid_delivery_deliver_every_letter(tmp_path):
             reply_to[to] = next(line.split(":", 1)[1].strip() for line in header.splitlines() if line.startswith("Reply-To:"))
 
         sent = [0]
+        # The kills come at fixed points of the sending, not after random waits: a sender faster than the
+        # waits once left room for only two kills. At each point the sender waits until the server was
+        # killed (its letters in flight with it) and started again.
+        points = {MAILS * k // KILL_POINTS for k in range(1, KILL_POINTS)}
+        reached, resumed = threading.Event(), threading.Event()
 
         def send_all() -> None:
             for i in range(MAILS):
+                if i in points:
+                    reached.set()
+                    resumed.wait()
+                    resumed.clear()
                 sender = PLAYERS[i % len(PLAYERS)]
                 send_until_taken(server.port, press_order(i, sender, reply_to[sender.email]), sender.email,
                                  reply_to[sender.email])
@@ -95,9 +106,10 @@ def test_relay_down_and_kill_9_mid_delivery_deliver_every_letter(tmp_path):
         rng = random.Random("relay down")
         went_down = False
         while sending.is_alive():
-            sending.join(rng.uniform(0.05, 0.5))
-            if not sending.is_alive():
-                break
+            if not reached.wait(0.2):
+                continue
+            reached.clear()
+            time.sleep(rng.uniform(0.05, 0.5))  # letters of the orders just sent are being delivered
             if not went_down and sent[0] > MAILS // 3:
                 relay.stop()  # the relay goes down for a while; the server keeps taking orders
                 time.sleep(DOWN_FOR)
@@ -106,6 +118,8 @@ def test_relay_down_and_kill_9_mid_delivery_deliver_every_letter(tmp_path):
             server.kill()
             kills += 1
             server.start()
+            resumed.set()
+        sending.join()
         wait_until_settled(lambda query: rows(db_file, query)[0][0])
     finally:
         server.stop()
