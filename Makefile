@@ -38,7 +38,7 @@ hostile: hostile-kill hostile-relay hostile-workers hostile-sender hostile-disk 
 hostile-kill: $(BIN)/pbem
 	PBEM_HOSTILE_MAILS=1000 $(BIN)/pytest -q -s -m hostile tests/hostile/test_kill_serve.py
 
-# The SMTP relay down for a while and pbem serve killed mid-delivery while 200 orders arrive: every letter delivered.
+# The SMTP relay down for a while and pbem serve killed mid-delivery (four times) while 200 orders arrive: every letter delivered.
 hostile-relay: $(BIN)/pbem
 	PBEM_HOSTILE_RELAY_MAILS=200 $(BIN)/pytest -q -s -m hostile tests/hostile/test_relay_down.py
 
