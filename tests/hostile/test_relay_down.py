@@ -5,8 +5,9 @@ keeps what it is handed and answers 250 a little later, as a relay writing
 to its queue does). While press orders arrive by SMTP, the relay goes down
 for some seconds, and the server is SIGKILLed at four evenly spaced points
 of the sending (after a seeded random wait), some of them between the relay
-taking a letter and the server marking it sent. When the last order is in, the server runs until its outbox is empty
-(letters that failed wait for their next attempt, a minute later); then:
+taking a letter and the server marking it sent. When the last order is in,
+the server runs until its outbox is empty (letters that failed wait for
+their next attempt, a minute later); then:
 
 * every order was kept and applied once;
 * every letter of the outbox is marked sent, and the relay holds every one;
