@@ -33,12 +33,17 @@ from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.pool import QueuePool
 
+from pbem.store.checkpoint import EVERY, Checkpointer
+
 
 class Writer:
     """The kept connection of one SQLite engine, and the lock that lets one unit of work use it at a time."""
 
-    def __init__(self, wait_seconds: float) -> None:
+    def __init__(self, wait_seconds: float, path: str | None = None) -> None:
         self._wait = wait_seconds
+        # the log copied back beside the writer, not inside its commits (pbem/store/checkpoint.py)
+        self._checkpointer = Checkpointer(path, wait_seconds) if path else None
+        self._turns = 0
         self._lock = threading.Lock()
         self._holder: int | None = None  # the thread in a unit of work on it
         self._conn: Connection | None = None
@@ -62,6 +67,8 @@ class Writer:
             try:
                 conn = self._conn = engine.connect()
                 self.driver = conn.connection.driver_connection
+                if self._checkpointer is not None:
+                    self.driver.execute("PRAGMA wal_autocheckpoint = 0")
             except BaseException:
                 self._conn = self.driver = None
                 self._holder = None
@@ -80,12 +87,23 @@ class Writer:
             conn = self._conn
             if conn is not None and (not clean or self._retire):  # SQLAlchemy invalidates only on an error
                 self._drop()
+            due = clean and self._checkpointer is not None and self._turns + 1 >= EVERY
+            self._turns = 0 if due else self._turns + 1
         finally:
             self._holder = None
             self._lock.release()
+        if due:
+            self._checkpointer.wake()
+
+    @property
+    def checkpoints(self) -> int:
+        """Checkpoints run beside this writer so far."""
+        return self._checkpointer.done if self._checkpointer is not None else 0
 
     def close(self) -> None:
-        """Close the kept connection now, or when the unit of work holding it ends."""
+        """Close the kept connection now, or when the unit of work holding it ends; stop the checkpoints."""
+        if self._checkpointer is not None:
+            self._checkpointer.stop()
         if self._lock.acquire(blocking=False):
             try:
                 self._drop()
@@ -120,7 +138,7 @@ def attach_writer(engine: Engine, wait_seconds: float) -> None:
     time."""
     if not isinstance(engine.pool, QueuePool):
         return
-    writer = Writer(wait_seconds)
+    writer = Writer(wait_seconds, engine.url.database or None)
     engine.pbem_writer = writer  # type: ignore[attr-defined]
     dispose = type(engine).dispose
 

@@ -15,6 +15,7 @@ from sqlalchemy.exc import OperationalError
 
 from pbem.store import GENESIS, EventStore, NewEvent, UnitOfWork
 from pbem.store.database import ensure_schema, make_engine
+from pbem.store.checkpoint import EVERY
 from pbem.store.writer import Writer, writer_of
 
 NOW = datetime(2024, 11, 22, 12, 0, tzinfo=timezone.utc)
@@ -177,3 +178,49 @@ def test_reads_outside_a_unit_of_work_still_use_the_pool(engine):
     with engine.connect() as conn:
         assert EventStore(conn).head("g")[0] == 1
         assert engine.pool.checkedout() == 2  # this reader and the writer
+
+
+def _wal_pages(path) -> int:
+    return os.path.getsize(f"{path}-wal") // 4096
+
+
+def test_a_commit_never_copies_the_log_back_while_it_holds_the_writer(tmp_path):
+    """SQLite would checkpoint inside the COMMIT that passes a thousand pages, with every writer waiting
+    (pbem/store/checkpoint.py). Three commits of 600 pages each: had the second checkpointed, the third would
+    have started the log over and the file would stay near 1,200 pages."""
+    path = tmp_path / "pbem.sqlite"
+    engine = make_engine(f"sqlite:///{path}")
+    try:
+        ensure_schema(engine)
+        with UnitOfWork(engine) as uow:
+            assert uow.conn.connection.driver_connection.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
+        for n in range(3):
+            with UnitOfWork(engine) as uow:
+                uow.events.append("g", n, [NewEvent("OrderRecorded", {"pad": os.urandom(1200 * 1024).hex()},
+                                                    dedupe_key=f"big{n}")])
+        assert _wal_pages(path) > 1700
+        assert writer_of(engine).checkpoints == 0
+    finally:
+        engine.dispose()
+
+
+def test_the_log_is_copied_back_beside_the_writer_every_so_many_turns(tmp_path):
+    path = tmp_path / "pbem.sqlite"
+    engine = make_engine(f"sqlite:///{path}")
+    try:
+        ensure_schema(engine)
+        writer = writer_of(engine)
+        for n in range(EVERY + 1):
+            with UnitOfWork(engine) as uow:
+                uow.events.append("g", n, ev(n + 1))
+        for _ in range(200):
+            if writer.checkpoints:
+                break
+            threading.Event().wait(0.05)
+        assert writer.checkpoints == 1
+        with sqlite3.connect(path) as other:  # everything in the log is in the file now
+            busy, frames, copied = other.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        assert busy == 0 and frames == copied
+    finally:
+        engine.dispose()
+    assert not [t for t in threading.enumerate() if t.name == "pbem-checkpoint"]
