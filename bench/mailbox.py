@@ -8,8 +8,7 @@ belongs to the turn the game was in when it was written: the chain head it
 ends with names a version of the log, and the version's turn is read from
 the log; a letter without a head (a notice) belongs to the turn of the one
 before it. Setup counts as turn 0. ``--mail`` sets every player's mail
-preference before play, once the server knows `MAIL` (issue 31); without it
-the server's default is measured.
+preference before play, by replying ``MAIL <words>`` to his start letter; without it the server's default is measured.
 """
 
 from __future__ import annotations
@@ -94,10 +93,9 @@ def main() -> int:
     parser.add_argument("--mail", default=None, help="every player's MAIL preference (every, digest, nopictures)")
     args = parser.parse_args()
     out = args.out or Path(tempfile.mkdtemp(prefix="pbem-mailbox-")) / "demo"
-    options = {"mail": args.mail} if args.mail else None
     started = time.perf_counter()
     code = asyncio.run(run_demo(out, players=args.players, bots=args.bots, seed=args.seed, to_the_end=True,
-                                echo=lambda _line: None, options=options))
+                                echo=lambda _line: None, mail=args.mail))
     took = time.perf_counter() - started
     turn_of = turns_by_head(f"sqlite:///{out / 'pbem.sqlite'}", "demo")
     print(f"# {args.players} players, bots {args.bots}, seed {args.seed}, mail {args.mail or 'default'}: "

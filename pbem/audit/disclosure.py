@@ -170,7 +170,7 @@ RULES: dict[str, Rule] = {
     # bounces and strangers' requests are the moderator's.
     "DeadlineSet": PUBLIC, "DeadlinePassed": PUBLIC, "Moderated": PUBLIC, "AbsenceNoted": PUBLIC,
     "PlayerReplaced": PUBLIC, "PlayerKicked": PUBLIC, "KickLifted": PUBLIC,
-    "TimezoneSet": Seat(), "OrdersQueued": Seat(), "QueuedOrdersTaken": Seat(),
+    "TimezoneSet": Seat(), "MailPreferenceSet": Seat(), "OrdersQueued": Seat(), "QueuedOrdersTaken": Seat(),
     "PressSent": _press, "MailBounced": OVERSEERS,
     "ObserverAsked": OVERSEERS, "ObserverJoined": PUBLIC, "ObserverLeft": _observer_left,
     # The log's own events.

@@ -23,7 +23,10 @@ from .progress import progress_bar
 @click.option("--option", "options", multiple=True, help="KEY=VALUE game option (e.g. last-turn=8).")
 @click.option("--seed", default="demo-seed", help="The game's secret seed; the bots' choices derive from it too.")
 @click.option("--to-the-end", is_flag=True, help="No turn limit: play on until a nation finishes the A.S.T. (§34).")
-def demo(out: Path, players: int, turns: int, bots: str, options: tuple[str, ...], seed: str, to_the_end: bool) -> None:
+@click.option("--mail", default=None, help="What every player first sends: MAIL and these words (e.g. digest, "
+              "'digest nopictures'), as a player would.")
+def demo(out: Path, players: int, turns: int, bots: str, options: tuple[str, ...], seed: str, to_the_end: bool,
+         mail: str | None) -> None:
     """Play a game by mail through real SMTP on loopback and show each player's mail."""
     from pbem.service.demo import run_demo
     from pbem.service.games import GameError
@@ -32,7 +35,7 @@ def demo(out: Path, players: int, turns: int, bots: str, options: tuple[str, ...
     try:
         with progress_bar("demo: playing by mail") as report:
             code = asyncio.run(run_demo(out, players, turns, echo=say, bots=bots, options=opts, seed=seed,
-                                        progress=report, to_the_end=to_the_end))
+                                        progress=report, to_the_end=to_the_end, mail=mail))
     except GameError as exc:
         fail(str(exc))
     sys.exit(code)

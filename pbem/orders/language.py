@@ -93,7 +93,7 @@ MOMENT_WORDS = ALL_PHASE_WORDS | {"turn", "before", "to"}
 QUERY_VERBS = ("STATUS", "ORDERS", "HAND", "BOARD", "HISTORY", "MAP", "EXPLAIN", "VERIFY")
 #: Orders that must be written whole: their beginnings are everyday words ("See my answers below", "Roll on
 #: Friday"), and what they do (tell the seed, take the game back) must never be guessed from a word of prose.
-WHOLE_VERBS = ("SEED", "ROLLBACK", "CONFIRM")
+WHOLE_VERBS = ("SEED", "ROLLBACK", "CONFIRM", "MAIL")
 
 
 #: No verb is longer; a longer first word is no order, and is not compared with every verb.
@@ -128,6 +128,16 @@ def _slip_of(word: str) -> str | None:
         return None
     near = [verb for verb in VERBS if verb not in WHOLE_VERBS and one_edit_away(word, verb)]
     return near[0] if len(near) == 1 else None
+
+
+def _mail_meant(rest: str) -> bool:
+    """Whether a line beginning with MAIL sets the mail preference: nothing after it, or a word of MAIL's
+    (or a slip of one, refused with the usage) first; "Mail me when it is my turn" is a sentence."""
+    words = rest.replace(",", " ").split()
+    if not words:
+        return True
+    first = bare(words[0]).upper()
+    return first == "NO" or any(first == w or one_edit_away(first, w) for w in settings.MAIL_WORDS)
 
 
 def _reads_as(verb: str, rest: str, state: GameState, actor: Actor) -> tuple[Any, list[str]] | None:
@@ -402,6 +412,9 @@ def parse_orders(text: str | Written, state: GameState, actor: Actor) -> Orders:
                     ignored.append(line)  # a sentence beginning with the word: prose
                     continue
                 lines.append(OrderLine(number, line, query=(head.upper().rstrip("?:"), rest)))
+                continue
+            if head.upper().rstrip(":") == "MAIL" and not _mail_meant(rest):
+                ignored.append(line)  # "Mail me when it is my turn": prose
                 continue
             if head.upper() == "PRESS":
                 command = press_orders.press(state, actor, rest, list(press_body or ()))

@@ -1,11 +1,11 @@
-"""A player's own settings, given like orders: TIMEZONE, ABSENT."""
+"""A player's own settings, given like orders: TIMEZONE, ABSENT, MAIL."""
 
 from __future__ import annotations
 
 import re
 from datetime import date
 
-from pbem.rules.core.commands import NoteAbsence, SetTimezone
+from pbem.rules.core.commands import NoteAbsence, SetMailPreference, SetTimezone
 from pbem.rules.core.state import GameState
 
 from .grammar import Actor, LineError, Parser, player_of
@@ -38,11 +38,41 @@ def _absent(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Note
     return NoteAbsence(player_of(actor), start.isoformat(), end.isoformat(), " ".join(words[2:])[:200])
 
 
+#: MAIL's words, each setting one half of the preference: (delivery, pictures). "no pictures" reads as one word.
+MAIL_WORDS: dict[str, tuple[str | None, bool | None]] = {
+    "EVERY": ("every", None), "ALL": ("every", None), "DIGEST": ("digest", None),
+    "NOPICTURES": (None, False), "PICTURES": (None, True),
+}
+MAIL_USAGE = "write MAIL EVERY (every letter), MAIL DIGEST (a letter a turn) or MAIL NOPICTURES (MAIL PICTURES again)"
+
+
+def _mail(state: GameState, actor: Actor, rest: str, notes: list[str]) -> SetMailPreference:
+    words = rest.replace(",", " ").upper().replace("NO PICTURES", "NOPICTURES").split()
+    if not words or any(w not in MAIL_WORDS for w in words):
+        raise LineError(MAIL_USAGE)
+    delivery = pictures = None
+    for word in words:
+        said = MAIL_WORDS[word]
+        delivery = said[0] or delivery
+        pictures = said[1] if said[1] is not None else pictures
+    return SetMailPreference(player_of(actor), delivery, pictures)
+
+
+def mail_words(delivery: str | None, pictures: bool | None) -> str:
+    """A preference as MAIL writes it: ``MAIL DIGEST NOPICTURES``."""
+    words = [delivery.upper()] if delivery else []
+    if pictures is not None:
+        words.append("PICTURES" if pictures else "NOPICTURES")
+    return "MAIL " + " ".join(words)
+
+
 VERBS: dict[str, tuple[Parser, str]] = {
     "ABSENT": (_absent, "ABSENT <first day> <last day> [reason]  (you will be away; ABSENT NONE when back)"),
+    "MAIL": (_mail, "MAIL EVERY | DIGEST | NOPICTURES | PICTURES  (every letter, or one a turn; pictures or none)"),
     "TIMEZONE": (_timezone, "TIMEZONE <zone>  (deadlines in your letters in your own time, e.g. Europe/Berlin)"),
 }
 CANONICAL = {
     SetTimezone: lambda c: f"TIMEZONE {c.zone}",
+    SetMailPreference: lambda c: mail_words(c.delivery, c.pictures),
     NoteAbsence: lambda c: f"ABSENT {c.start} {c.end} {c.reason}".strip() if c.start else "ABSENT NONE",
 }

@@ -25,6 +25,7 @@ from pbem.rules.core.commands import (
     ReplacePlayer,
     SendPress,
     SetDeadline,
+    SetMailPreference,
     SetTimezone,
     TakeQueued,
 )
@@ -63,6 +64,17 @@ def timezone_of(state: GameState, player_id: int) -> str:
     """The time zone a player set (TIMEZONE), else UTC."""
     held = state.table.get(f"timezone:{player_id}")
     return held[0] if held else "UTC"
+
+
+#: A seat's mail as it is until its player says otherwise (MAIL): every letter, with pictures.
+MAIL_DEFAULT = ("every", True)
+DELIVERIES = ("every", "digest")
+
+
+def mail_preference(state: GameState, player_id: int) -> tuple[str, bool]:
+    """(delivery, pictures) a player chose with MAIL, else `MAIL_DEFAULT`."""
+    held = state.table.get(f"mail:{player_id}")
+    return (held[0], bool(held[1])) if held else MAIL_DEFAULT
 
 
 def paused_by_moderator(state: GameState) -> str | None:
@@ -137,12 +149,17 @@ def _apply_timezone(state: GameState, data: dict[str, Any]) -> GameState:
     return _kept(state, f"timezone:{data['player']}", (data["zone"],))
 
 
+def _apply_mail(state: GameState, data: dict[str, Any]) -> GameState:
+    return _kept(state, f"mail:{data['player']}", (data["delivery"], data["pictures"]))
+
+
 def _apply_replaced(state: GameState, data: dict[str, Any]) -> GameState:
     pid = data["player"]
     players = tuple(replace(p, name=data["name"]) if p.id == pid else p for p in state.players)
     kept = (
         state.table.set(f"seat:{pid}", (seat_generation(state, pid) + 1,))
         .without(f"timezone:{pid}")
+        .without(f"mail:{pid}")
         .without(f"kicked:{pid}")
         .without(f"absent:{pid}")
         .without(f"queued:{pid}")
@@ -238,6 +255,15 @@ def _decide_replaced(state: GameState, command: ReplacePlayer) -> list[Event]:
 def _decide_timezone(state: GameState, command: SetTimezone) -> list[Event]:
     _player(state, command.player_id)
     return [Event("TimezoneSet", {"player": command.player_id, "zone": command.zone})]
+
+
+def _decide_mail(state: GameState, command: SetMailPreference) -> list[Event]:
+    _player(state, command.player_id)
+    delivery, pictures = mail_preference(state, command.player_id)
+    if command.delivery is not None and command.delivery not in DELIVERIES:
+        raise Rejection(f"mail comes as {' or '.join(DELIVERIES)}, not {command.delivery!r}")
+    chosen = (command.delivery or delivery, pictures if command.pictures is None else command.pictures)
+    return [Event("MailPreferenceSet", {"player": command.player_id, "delivery": chosen[0], "pictures": chosen[1]})]
 
 
 def _decide_press(state: GameState, command: SendPress) -> list[Event]:
@@ -440,6 +466,7 @@ RULES = PhaseRules(
         "PressSent": _unchanged,
         "Moderated": _apply_moderated,
         "TimezoneSet": _apply_timezone,
+        "MailPreferenceSet": _apply_mail,
         "PlayerReplaced": _apply_replaced,
         "AbsenceNoted": _apply_absence,
         "PlayerKicked": _apply_kicked,
@@ -456,6 +483,7 @@ RULES = PhaseRules(
         NoteAbsence: _decide_absence,
         ReplacePlayer: _decide_replaced,
         SetTimezone: _decide_timezone,
+        SetMailPreference: _decide_mail,
         SendPress: _decide_press,
         NoteBounce: _decide_bounce,
         Kick: _decide_kick,
@@ -470,6 +498,7 @@ RULES = PhaseRules(
         "MailBounced": lambda s, d: NoteBounce(d["player"], d.get("status", ""), d.get("reason", "")),
         "Moderated": lambda s, d: Moderate(d["action"], d["reason"], d.get("due", ""), d.get("hours", 0)),
         "TimezoneSet": lambda s, d: SetTimezone(d["player"], d["zone"]),
+        "MailPreferenceSet": lambda s, d: SetMailPreference(d["player"], d["delivery"], d["pictures"]),
         "PlayerReplaced": lambda s, d: ReplacePlayer(d["player"], d["name"], d["reason"]),
         "AbsenceNoted": lambda s, d: NoteAbsence(d["player"], d["from"], d["to"], d.get("reason", "")),
         "PressSent": lambda s, d: SendPress(d["player"], tuple(d["to"]), d["text"], d.get("anonymous", False),
@@ -488,6 +517,7 @@ RULES = PhaseRules(
         "AbsenceNoted": _tell_absence,
         "PlayerReplaced": _tell_replaced,
         "TimezoneSet": _tell_nobody,
+        "MailPreferenceSet": _tell_nobody,
         "PressSent": _tell_press,
         "Moderated": _tell_moderated,
         "MailBounced": _tell_bounce,

@@ -149,9 +149,22 @@ async def _bots_reply(office: PostOffice, settings: Settings, people: list[NewPl
     return replies
 
 
+async def _choose_mail(office: PostOffice, settings: Settings, people: list[NewPlayer], words: str,
+                       echo: Callable[[str], None]) -> None:
+    """Each player replies to his start letter (his first letter of the game) with ``MAIL <words>``."""
+    for person in people:
+        box = _inbox(settings.maildir, person.email)
+        first = min(box.keys(), key=lambda k: (int(k.split(".", 1)[0]), k))
+        start = email.message_from_bytes(box.get_bytes(first), policy=default_policy)
+        await asyncio.to_thread(_send, office, settings, reply_to_prompt(start, person.email, f"MAIL {words}"))
+        echo(f"  {person.name} replied: MAIL {words}")
+    await office.idle()
+
+
 async def run_demo(out: Path, players: int = 3, turns: int = 0, echo: Callable[[str], None] = print,
                    bots: str = "suggested", options: dict[str, str] | None = None, seed: str = "demo-seed",
-                   progress: Callable[[int, int, str], None] | None = None, to_the_end: bool = False) -> int:
+                   progress: Callable[[int, int, str], None] | None = None, to_the_end: bool = False,
+                   mail: str | None = None) -> int:
     """Play setup (and ``turns`` turns) by mail; 0 when the game got that far or ended.
 
     With ``to_the_end`` there is no turn limit: the bots play on until a
@@ -160,7 +173,8 @@ async def run_demo(out: Path, players: int = 3, turns: int = 0, echo: Callable[[
     never ends).
 
     ``progress(steps done, turns + 1, phase)`` is told after each round of replies: setup is the first step,
-    each turn one more.
+    each turn one more. ``mail``: the words every player first sends as ``MAIL <words>``, in a reply to his
+    start letter, as a player who wants a digest would (issue 31).
     """
     if to_the_end:
         turns = MOST_TURNS
@@ -193,6 +207,8 @@ async def run_demo(out: Path, players: int = 3, turns: int = 0, echo: Callable[[
         echo(f"created game demo for {', '.join(p.name for p in people)}; place cards: "
              + ", ".join(state.player(pid).name for pid in state.place_order))
         await office.idle()
+        if mail:
+            await _choose_mail(office, settings, people, mail, echo)
         answered: set[str] = set()
         reader = _Reader(settings.maildir)
         for _round in range(200 * max(1, turns)):
@@ -208,6 +224,12 @@ async def run_demo(out: Path, players: int = 3, turns: int = 0, echo: Callable[[
             if state.finished or (state.phase != "setup" and state.turn > turns):
                 break
             if not replies:
+                with UnitOfWork(db) as uow:  # letters that wait a while (a trade prompt gathering offers) go first
+                    due = uow.outbox.next_due(now[0], timedelta(days=1))
+                if due is not None:
+                    now[0] = due
+                    await office.idle()
+                    continue
                 if not rules.pending(state):
                     break  # the game waits where this engine cannot play on
                 echo(f"  (the deadline passes for {', '.join(rules.pending(state))}: defaults apply)")

@@ -472,6 +472,7 @@ def take_orders(
         key=message_id or ack_key,
         answers_only=bool(queries) and not receipt.accepted and not receipt.errors,
         held=(receipt.subject, receipt.headline),
+        given_in=before.turn,
         picture=board_picture(batch.state, settings, _viewer_of(me), svg=True) if any(v == "MAP" for v, _ in queries) else None,
     )
     if batch.events and not rolled:

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from functools import lru_cache
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from datetime import datetime, timedelta
 
 from pbem.mail.render import Picture, RenderedMail, Renderer, build_message, make_message_id
 from pbem.mail.tokens import MODERATOR, game_address, press_reply_address, reply_address
@@ -21,16 +19,19 @@ from pbem.rules.core.events import Event
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.state import GameState, Player
 from pbem.rules.engine import apply, describe_event, pending
-from pbem.rules.table import press_readers, seat_generation, timezone_of
+from pbem.rules.table import mail_preference, press_readers, seat_generation, timezone_of
 from pbem.rules.turn import phase_title
 from pbem.rules.view import variants_in_force
 
 from .asks import prompt_context
 from .combined import RANK, Part, combine, most_pressing
+from .deadline_text import deadline_in, short_deadline
+from .digests import GATHERED, digest_id, gather
 from .pictures import prompt_picture
 from .positions import others_positions, own_position, report_span
 from .press_replies import invitation
 from .settings import Settings
+from .variant_notes import VARIANT_NOTES
 
 HELP_LINES = (
     "One order per line; case does not matter; names may be abbreviated.",
@@ -39,27 +40,8 @@ HELP_LINES = (
 )
 
 
-#: One paragraph per variant for the start letter: what a player must know before the first turn.
-VARIANT_NOTES = {
-    "No-Trading": (
-        "No-Trading (seed 004): there is no trade phase. Each city draws a money card of Outpost "
-        "(Ore, Water, Titanium, ...; piles 1-9), and you may buy more of your highest type at 18 treasury. "
-        "Money cards pay for civilization cards at face value; you keep at most 8. Calamities come from dice: "
-        "a roll by the most advanced epoch says how many strike; for each, the players roll 2d6, the lowest "
-        "is the victim and the highest plays the trader. With too few cities to advance on the A.S.T. you "
-        "need not roll; send VOLUNTEER to roll anyway."
-    ),
-    "Small Cities": (
-        "Small Cities (seed 000): in phase 5 you may turn tokens into towns (TOWN Memphis 2, then DONE): one "
-        "token a town on a city site, two elsewhere. Six of your towns in an area become a city; an area holds "
-        "five at most, never beside a city. Towns pay tax (1 per 3 towns at rate 2), draw a card per six, "
-        "fight and pay calamity losses like tokens, but never move, grow nor count in the census. Towns above "
-        "an area's limit need a token per two. An attack on your city breaks it into 6 towns, and it stands "
-        "again if six survive."
-    ),
-}
-
-
+#: The outbox's kind for a prompt's update waiting for more to join it (`Letters.new_prompts`).
+UPDATE = "update"
 #: An acknowledgement lists at most this many accepted orders, and this many refused lines;
 #: the rest are counted, so a message of a million lines still gets a short answer.
 ACK_MAX_LINES = 60
@@ -68,32 +50,6 @@ ACK_MAX_ERRORS = 20
 ACK_MAX_NOTES = 8
 #: Lines the one-line list of ignored text quotes.
 ACK_MAX_IGNORED = 4
-
-
-@lru_cache(maxsize=256)
-def _short_deadline(deadline: str | None) -> str:
-    """'2026-11-27 18:00 UTC' → 'Fri 27 Nov 18:00 UTC': short enough for a subject on a phone.
-
-    Remembered: the letters of one step show the same deadline, and reading the date is not cheap.
-    """
-    if not deadline:
-        return ""
-    try:
-        return datetime.strptime(deadline, "%Y-%m-%d %H:%M UTC").strftime("%a %d %b %H:%M UTC")
-    except ValueError:
-        return deadline
-
-
-def _deadline_in(deadline: str | None, zone: str) -> tuple[str | None, str]:
-    """(the deadline as a letter shows it, as a subject shows it) in a player's zone, UTC beside it."""
-    if not deadline or zone == "UTC":
-        return deadline, _short_deadline(deadline)
-    try:
-        utc = datetime.strptime(deadline, "%Y-%m-%d %H:%M UTC").replace(tzinfo=timezone.utc)
-        local = utc.astimezone(ZoneInfo(zone))
-    except (ValueError, ZoneInfoNotFoundError):
-        return deadline, _short_deadline(deadline)
-    return f"{local:%Y-%m-%d %H:%M} {zone} ({deadline})", f"{local:%a %d %b %H:%M} {local.tzname()}"
 
 
 def _clip(text: str, limit: int = 160) -> str:
@@ -130,7 +86,9 @@ class Letters:
     #: The report each recipient got in this unit of work: the prompts it causes answer it.
     reports_sent: dict[str, str] = field(default_factory=dict)
     #: The parts of the letter each reader of a game got in this unit of work (`combined`): later ones join it.
-    together: dict[tuple[str, str], list[Part]] = field(default_factory=dict)
+    together: dict[tuple, list[Part]] = field(default_factory=dict)
+    #: Each reader's prompt update waiting in the outbox (`updates_waiting`), read once a unit of work.
+    _updates: dict | None = None
 
     def thread_root(self, game_id: str, recipient: str) -> str:
         """The Message-ID of a player's first letter of a game (the start letter), which every later one references.
@@ -144,7 +102,7 @@ class Letters:
         """The Message-ID every letter of one turn to one reader refers to: the turn's thread (issue 31)."""
         return make_message_id(f"{game_id}:turn:{turn}:{recipient}", self.settings.domain)
 
-    def _threading(self, game_id: str, recipient: str, turn: int | None, message_id: str, topic: str
+    def thread_headers(self, game_id: str, recipient: str, turn: int | None, message_id: str, topic: str
                    ) -> tuple[str, list[str], dict[str, str]]:
         """(subject, References, extra header fields) of a letter of the game's turn ``turn``.
 
@@ -175,9 +133,14 @@ class Letters:
         message_id: str | None = None,
         auto_submitted: str | None = None,
         picture: Picture | None = None,
+        digest: tuple[int, bool] | None = None,
+        update: object = False,
     ) -> str:
         """Queue one letter, or join it to the letter this writer already queued for the same reader in this
-        unit of work when both are of the kinds that travel together (`combined`); the letter's id either way."""
+        unit of work when both are of the kinds that travel together (`combined`); the letter's id either way.
+
+        ``digest`` (the turn, and whether it ends with this letter) when the reader takes a digest: a report
+        or an answer that refused nothing joins his held letter of the turn instead (`digests`)."""
         context = {**context, "board_cid": picture.content_id if picture is not None else None}
         rendered = self.renderer.render(kind, context)
         message_id = message_id or make_message_id(f"{state.game_id}:{state.version}:{purpose}:{recipient}", self.settings.domain)
@@ -186,7 +149,19 @@ class Letters:
         part = Part(kind, rendered, message_id, reply_to, in_reply_to, auto_submitted, picture, asked, state.turn)
         self.sent.append((kind, recipient))
         # An answer that refused a line travels alone, under its own subject: the player must see it first.
-        together = kind in RANK and not (kind == "ack" and (context["errors"] or context["held"] or context["nothing_found"]))
+        refused = kind == "ack" and (context["errors"] or context["held"] or context["nothing_found"])
+        together = kind in RANK and not refused and not update
+        if digest is not None and kind in GATHERED and not refused:
+            where = (state.game_id, recipient, digest[0])
+            pieces = gather(self.uow.outbox, self.together.get(where), part, where, self.now,
+                            lambda head, whole, shown: self._build(state.game_id, recipient, head, whole, shown),
+                            self.settings.domain)
+            if pieces is not None:
+                self.together[where] = pieces
+                held = digest_id(*where, self.settings.domain)
+                if digest[1]:
+                    self.uow.outbox.release(held, self.now)
+                return held
         joined = self.together.get((state.game_id, recipient)) if together else None
         if joined is not None:
             joined.append(part)
@@ -195,6 +170,15 @@ class Letters:
             self.uow.outbox.rewrite(joined[0].message_id, raw, most_pressing(joined).kind)
             return joined[0].message_id
         raw = self._build(state.game_id, recipient, part, rendered, picture)
+        if update:  # a prompt's update: written over the one waiting, or waiting from now on (`new_prompts`)
+            if update is True:
+                self.uow.outbox.enqueue(message_id=message_id, recipient=recipient, raw=raw, kind=UPDATE,
+                                        game_id=state.game_id, now=self.now,
+                                        send_at=self.now + timedelta(minutes=self.settings.offers_gather_minutes))
+                self.updates_waiting(state.game_id)[recipient] = self.uow.outbox.by_message_id(message_id)
+            else:
+                self.uow.outbox.rewrite(message_id, raw, UPDATE)
+            return message_id
         self.uow.outbox.enqueue(
             message_id=message_id, recipient=recipient, raw=raw, kind=kind, game_id=state.game_id, now=self.now
         )
@@ -204,7 +188,7 @@ class Letters:
 
     def _build(self, game_id: str, recipient: str, head: Part, rendered: RenderedMail, picture: Picture | None) -> bytes:
         """The message of a letter whose headers are ``head``'s (its first part's) and whose body is ``rendered``."""
-        subject, references, extra = self._threading(game_id, recipient, head.turn, head.message_id, rendered.subject)
+        subject, references, extra = self.thread_headers(game_id, recipient, head.turn, head.message_id, rendered.subject)
         return build_message(
             sender=self.settings.sender,
             recipient=recipient,
@@ -221,7 +205,7 @@ class Letters:
 
     def deadline_for(self, state: GameState, player_id: int) -> tuple[str | None, str]:
         """(the deadline in force as a letter to this player shows it, as a subject shows it): his zone, UTC beside."""
-        return _deadline_in(state.deadline, timezone_of(state, player_id))
+        return deadline_in(state.deadline, timezone_of(state, player_id))
 
     def moderator_reply_to(self, state: GameState) -> str:
         """The moderator's own reply address (player 0): replying to the server's mail gives moderator orders."""
@@ -242,7 +226,7 @@ class Letters:
             reply_to = press_reply_address(self.reply_key, state.game_id, reader.id, version, self.settings.domain,
                                            self.settings.local_part, seat_generation(state, reader.id))
             lines = [text, invitation(state, data), "To write to others, use PRESS TO <nation> ... END."]
-            self.notice(self._email(state, reader), state.game_id, title, lines, f"{purpose}:{reader.id}", reply_to=reply_to,
+            self.notice(self.email_of(state, reader), state.game_id, title, lines, f"{purpose}:{reader.id}", reply_to=reply_to,
                         turn=state.turn)
 
     def announce(self, state: GameState, text: str, purpose: str, moderator: str | None = None,
@@ -251,7 +235,7 @@ class Letters:
         the news is not his own doing (an absence, a deadline moved for one). ``title``: the subject, which says
         what happened, so a player reading his list of mail knows it."""
         for player in state.players:
-            self.notice(self._email(state, player), state.game_id, title, [text], f"{purpose}:{player.id}",
+            self.notice(self.email_of(state, player), state.game_id, title, [text], f"{purpose}:{player.id}",
                         reply_to=self.reply_to(state, player), turn=state.turn)
         if moderator and moderator != self.settings.sender:
             self.notice(moderator, state.game_id, "For the moderator", [text], f"{purpose}:moderator",
@@ -263,13 +247,14 @@ class Letters:
             seat_generation(state, player.id),
         )
 
-    def _email(self, state: GameState, player: Player) -> str:
+    def email_of(self, state: GameState, player: Player) -> str:
+        """The address of record of a player's seat."""
         row = self.uow.players.by_id(player.id) if hasattr(self.uow.players, "by_id") else None
         if row is None:
             raise LookupError(f"no address of record for player {player.id}")
         return row.email
 
-    def _label(self, player: Player) -> str:
+    def label(self, player: Player) -> str:
         return f"{player.name} ({player.nation})" if player.nation else player.name
 
     def _common(self, state: GameState, chain_head: str) -> dict:
@@ -280,7 +265,7 @@ class Letters:
             "chain_head": chain_head[:16],
             "variants": variants_in_force(state),
             "span": False,  # a report covering several phases says so in its phase line
-            "due": _short_deadline(state.deadline),
+            "due": short_deadline(state.deadline),
         }
 
     def start(self, state: GameState, chain_head: str, secrets: dict[int, str], seat: dict | None = None) -> None:
@@ -293,7 +278,7 @@ class Letters:
             self._post(
                 "start",
                 state,
-                self._email(state, player),
+                self.email_of(state, player),
                 {
                     **self._common(state, chain_head),
                     "player": player.name,
@@ -329,25 +314,34 @@ class Letters:
     def _start_id(self, state: GameState, player: Player) -> str:
         """The thread's root for a first letter to this address; another id when the game wrote to it before
         (an observer who takes a seat, a player handed his own seat again to renew his SECRET)."""
-        recipient = self._email(state, player)
+        recipient = self.email_of(state, player)
         root = self.thread_root(state.game_id, recipient)
         if self.uow.outbox.by_message_id(root) is None:
             return root
         return make_message_id(f"{state.game_id}:start:{player.id}:{seat_generation(state, player.id)}:{recipient}",
                                self.settings.domain)
 
-    def prompt(self, state: GameState, prompt: Prompt, chain_head: str) -> None:
+    def prompt(self, state: GameState, prompt: Prompt, chain_head: str, update: bool = False) -> None:
         """Ask one player for one decision: what and by when first, then his numbers, the orders, the rules.
 
         A prompt about places (its orders name areas) shows the part of the board round them, those areas
         outlined, when the server sends pictures: a player on a phone decides where to move or which city to
         lose from it, not from a map of the whole board.
+
+        ``update``: the same decision brought up to date by what others did (an offer made to him): it waits
+        `Settings.offers_gather_minutes` in the outbox for the updates that follow, each written over it
+        (`updates`); a prompt sent at once takes the place of one waiting.
         """
         player = state.player(prompt.player_id)
-        recipient = self._email(state, player)
+        recipient = self.email_of(state, player)
+        waiting = self.updates_waiting(state.game_id).get(recipient)
+        if waiting is not None and not update:
+            self.uow.outbox.drop_unsent(waiting.message_id)
+            del self.updates_waiting(state.game_id)[recipient]
         asked = prompt_context(state, prompt, phase_title(state, state.phase))
         viewer = f"player:{player.nation.lower()}" if player.nation else "observer"
-        picture = prompt_picture(state, self.settings, viewer, asked["areas"]) if asked["areas"] else None
+        pictures = mail_preference(state, player.id)[1]
+        picture = prompt_picture(state, self.settings, viewer, asked["areas"]) if asked["areas"] and pictures else None
         self._post(
             "prompt",
             state,
@@ -355,12 +349,14 @@ class Letters:
             {
                 **self._common(state, chain_head),
                 **asked,
-                "player": self._label(player),
+                "player": self.label(player),
                 "deadline": self.deadline_for(state, player.id)[0],
                 "due": self.deadline_for(state, player.id)[1],
                 "help_lines": list(HELP_LINES),
             },
             f"prompt:{prompt.step}:{prompt.who}",
+            message_id=waiting.message_id if update and waiting is not None else None,
+            update=waiting if update and waiting is not None else update,
             reply_to=self.reply_to(state, player),
             in_reply_to=self.reports_sent.get(recipient),
             auto_submitted="auto-generated",
@@ -368,11 +364,36 @@ class Letters:
         )
 
     def new_prompts(self, before: dict[str, Prompt], state: GameState, chain_head: str) -> None:
-        """Prompt everyone whose pending decision is new since ``before``."""
-        for who, prompt in pending(state).items():
+        """Prompt everyone whose pending decision is new since ``before``.
+
+        A decision only brought up to date by another's orders (the same step but for what follows its ":",
+        a trade offer made to him) is an update that waits a while for more (`prompt`); one that waits already
+        is written again from the game as it is now, and taken back when its reader is asked nothing more."""
+        asked = pending(state)
+        waiting = self.updates_waiting(state.game_id) if self.settings.offers_gather_minutes else {}
+        for who, prompt in asked.items():
             old = before.get(who)
-            if old is None or old.step != prompt.step or old.player_id != prompt.player_id:
-                self.prompt(state, prompt, chain_head)
+            same = old is not None and old.player_id == prompt.player_id
+            recipient = self.email_of(state, state.player(prompt.player_id))
+            wrote = (state.game_id, recipient) in self.together  # he wrote: what waits for him goes with his answer
+            if same and old.step == prompt.step:
+                if recipient in waiting:
+                    self.prompt(state, prompt, chain_head, update=not wrote)
+                continue
+            update = (same and old.step.partition(":")[0] == prompt.step.partition(":")[0]
+                      and bool(self.settings.offers_gather_minutes) and not wrote)
+            self.prompt(state, prompt, chain_head, update=update)
+        still = {self.email_of(state, state.player(p.player_id)) for p in asked.values()}
+        for recipient, row in list(waiting.items()):
+            if recipient not in still:
+                self.uow.outbox.drop_unsent(row.message_id)
+                del waiting[recipient]
+
+    def updates_waiting(self, game_id: str) -> dict[str, object]:
+        """Each reader's prompt update waiting in the outbox, by address (a query once a unit of work)."""
+        if self._updates is None:
+            self._updates = {row.recipient: row for row in self.uow.outbox.unsent_of_kind(game_id, UPDATE)}
+        return self._updates
 
     def acknowledge(
         self,
@@ -393,21 +414,29 @@ class Letters:
         answers_only: bool = False,
         picture: Picture | None = None,
         held: tuple[str, str] = ("", ""),
+        given_in: int | None = None,
     ) -> None:
         """What the server understood of one message, bounded however much the message held.
+
+        ``given_in``: the turn the orders were given in, whose digest the answer joins for a reader who takes
+        digests (his orders may have ended it).
 
         A message with no order in it says so first (subject and first line),
         with what is still needed and the order block to edit; so does one
         whose orders closing a step were ``held`` (subject, first line).
         """
         mine = [p for p in pending(state).values() if player is not None and p.player_id == player.id]
+        # a digest reader's answer that only says his orders are on file waits for the digest; one that
+        # answers a question, shows a map or confirms his MAIL order goes now
+        quiet = (player is not None and mail_preference(state, player.id)[0] == "digest" and not notes
+                 and not answers_only and picture is None and not any(a.startswith("MAIL ") for a in accepted))
         self._post(
             "ack",
             state,
             recipient,
             {
                 **self._common(state, chain_head),
-                "player": self._label(player) if player else "moderator",
+                "player": self.label(player) if player else "moderator",
                 "accepted": [_clip(a) for a in accepted[:ACK_MAX_LINES]],
                 "accepted_left": max(0, len(accepted) - ACK_MAX_LINES),
                 "errors": [
@@ -438,6 +467,7 @@ class Letters:
             reply_to=self.reply_to(state, player) if player else self.moderator_reply_to(state),
             in_reply_to=in_reply_to,
             picture=picture,
+            digest=(state.turn if given_in is None else given_in, False) if quiet else None,
         )
 
     def reports(
@@ -457,7 +487,7 @@ class Letters:
         """
         game_address_ = game_address(after.game_id, self.settings.domain, self.settings.local_part)
         readers = [
-            (self._label(p), f"player:{p.nation.lower()}" if p.nation else "observer", self._email(after, p),
+            (self.label(p), f"player:{p.nation.lower()}" if p.nation else "observer", self.email_of(after, p),
              self.reply_to(after, p), p)  # a reply to a report is a reply to the game, like one to a prompt
             for p in after.players
         ]
@@ -486,8 +516,11 @@ class Letters:
                 span["phase"] = f"{began} to turn {after.turn}, {until}"
                 span["span"] = True  # the phase line already names its turns
             nation = reader.nation if reader is not None else None
+            # observers read a digest (issue 31); a player as he chose with MAIL
+            delivery, pictures = mail_preference(after, reader.id) if reader is not None else ("digest", True)
+            turn_over = after.turn != since.turn or ended is not None or after.finished
             span.update(report_span(since, after, span["result"], reader is not None and reader.id in asked))
-            self.reports_sent[recipient] = self._post(
+            sent = self._post(
                 "report",
                 after,
                 recipient,
@@ -500,53 +533,11 @@ class Letters:
                 },
                 f"report:{before.phase}",
                 reply_to=reply_to,
-                picture=picture,
+                picture=picture if pictures else None,
+                digest=(since.turn, turn_over) if delivery == "digest" else None,
             )
-
-    def reminder(self, state: GameState, prompt: Prompt, left: str) -> bool:
-        """Remind the player asked by ``prompt``; once per step and deadline, so False if it was sent before.
-
-        The Message-ID is made from the deadline, the step and the player, not
-        from the log's version: other players' orders do not make it new.
-        """
-        player = state.player(prompt.player_id)
-        recipient = self._email(state, player)
-        message_id = make_message_id(
-            f"{state.game_id}:reminder:{state.deadline}:{state.turn}:{state.phase}:{prompt.step}:{prompt.who}:{recipient}",
-            self.settings.domain,
-        )
-        if self.uow.outbox.by_message_id(message_id) is not None:
-            return False
-        rendered = self.renderer.render(
-            "reminder",
-            {
-                "game": state.game_id,
-                "player": self._label(player),
-                "turn": state.turn or None,
-                "phase": phase_title(state, state.phase),
-                "question": prompt.question,
-                "default": prompt.default,
-                "template": prompt.template,
-                "deadline": self.deadline_for(state, player.id)[0],
-                "left": left,
-            },
-        )
-        subject, references, extra = self._threading(state.game_id, recipient, state.turn, message_id, rendered.subject)
-        raw = build_message(
-            sender=self.settings.sender,
-            recipient=recipient,
-            rendered=RenderedMail(subject, rendered.text, rendered.html),
-            message_id=message_id,
-            reply_to=self.reply_to(state, player),
-            references=references,
-            extra_headers=extra,
-            date=self.now,
-        )
-        self.uow.outbox.enqueue(
-            message_id=message_id, recipient=recipient, raw=raw, kind="reminder", game_id=state.game_id, now=self.now
-        )
-        self.sent.append(("reminder", recipient))
-        return True
+            if delivery != "digest":  # a prompt answers the report it follows, not a digest still held
+                self.reports_sent[recipient] = sent
 
     def notice_id(self, purpose: str, recipient: str) -> str:
         """The Message-ID of the notice for ``purpose`` to ``recipient``: whether it was sent can be looked up."""
@@ -564,7 +555,7 @@ class Letters:
         if first and game and self.uow.outbox.by_message_id(self.thread_root(game, recipient)) is None:
             message_id = self.thread_root(game, recipient)
         if game:
-            subject, references, extra = self._threading(game, recipient, turn, message_id, rendered.subject)
+            subject, references, extra = self.thread_headers(game, recipient, turn, message_id, rendered.subject)
         else:
             subject, references, extra = rendered.subject, [], {}
         raw = build_message(

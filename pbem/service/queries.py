@@ -65,7 +65,19 @@ def _status(state: GameState, player: Player | None) -> str:
         lines.append(f"Paused by the moderator: {paused}. No deadline passes until it resumes.")
     if watching := table.observers(state):
         lines.append("Observers: " + ", ".join(watching.values()) + ".")
+    if player is not None:
+        lines.append(_mail_line(*table.mail_preference(state, player.id)))
     return "\n".join(lines)
+
+
+def _mail_line(delivery: str, pictures: bool) -> str:
+    """How the sender gets his mail, and the order that changes it (MAIL, issue 31)."""
+    how = ("every letter as it is written" if delivery == "every"
+           else "one letter a turn, and at once what asks you something or refuses a line")
+    other = "MAIL DIGEST for one letter a turn" if delivery == "every" else "MAIL EVERY for every letter"
+    shown = "with pictures of the board" if pictures else "without pictures"
+    switch = "MAIL NOPICTURES" if pictures else "MAIL PICTURES"
+    return f"Your mail: {how}, {shown} ({other}; {switch})."
 
 
 def _hand(state: GameState, player: Player | None) -> str:

@@ -16,11 +16,16 @@ from datetime import datetime, timedelta, timezone
 
 from sqlalchemy import Engine
 
+from pbem.mail.render import RenderedMail, build_message, make_message_id
 from pbem.rules import engine as rules
 from pbem.rules import table
+from pbem.rules.core.prompt import Prompt
+from pbem.rules.core.state import GameState
+from pbem.rules.turn import phase_title
 from pbem.store.unit_of_work import UnitOfWork
 
 from .batch import DEADLINE_FORMAT, deadline_hours, letters_for, retrying
+from .letters import Letters
 from .projector import IMPORTED, DamagedLog, load_state
 from .settings import Settings
 
@@ -66,10 +71,57 @@ def send_reminders(db: Engine, settings: Settings, *, now: datetime) -> int:
             if not due - timedelta(hours=hours) <= now < due:
                 return 0
             letters = letters_for(uow, settings, game, now)
-            return sum(letters.reminder(state, prompt, _left(due - now)) for prompt in rules.pending(state).values())
+            return sum(remind(letters, state, prompt, _left(due - now)) for prompt in rules.pending(state).values())
 
         try:
             queued += retrying(db, work)
         except DamagedLog as exc:  # the deadline loop names it; no reminder from a log that does not hold
             logging.getLogger("pbem.deadlines").debug("%s", exc)
     return queued
+
+
+def remind(letters: Letters, state: GameState, prompt: Prompt, left: str) -> bool:
+    """Remind the player asked by ``prompt``; once per step and deadline, so False if it was sent before.
+
+    The Message-ID is made from the deadline, the step and the player, not
+    from the log's version: other players' orders do not make it new.
+    """
+    player = state.player(prompt.player_id)
+    recipient = letters.email_of(state, player)
+    message_id = make_message_id(
+        f"{state.game_id}:reminder:{state.deadline}:{state.turn}:{state.phase}:{prompt.step}:{prompt.who}:{recipient}",
+        letters.settings.domain,
+    )
+    if letters.uow.outbox.by_message_id(message_id) is not None:
+        return False
+    rendered = letters.renderer.render(
+        "reminder",
+        {
+            "game": state.game_id,
+            "player": letters.label(player),
+            "turn": state.turn or None,
+            "phase": phase_title(state, state.phase),
+            "question": prompt.question,
+            "default": prompt.default,
+            "template": prompt.template,
+            "deadline": letters.deadline_for(state, player.id)[0],
+            "left": left,
+        },
+    )
+    subject, references, extra = letters.thread_headers(state.game_id, recipient, state.turn, message_id, rendered.subject)
+    raw = build_message(
+        sender=letters.settings.sender,
+        recipient=recipient,
+        rendered=RenderedMail(subject, rendered.text, rendered.html),
+        message_id=message_id,
+        reply_to=letters.reply_to(state, player),
+        references=references,
+        extra_headers=extra,
+        date=letters.now,
+    )
+    letters.uow.outbox.enqueue(
+        message_id=message_id, recipient=recipient, raw=raw, kind="reminder", game_id=state.game_id, now=letters.now
+    )
+    letters.sent.append(("reminder", recipient))
+    return True
+

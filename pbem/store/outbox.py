@@ -87,8 +87,9 @@ class Outbox:
         kind: str,
         game_id: str | None,
         now: datetime,
+        send_at: datetime | None = None,
     ) -> int:
-        """Queue a fully rendered message for delivery now; returns its id."""
+        """Queue a fully rendered message for delivery now, or not before ``send_at``; returns its id."""
         values = {
             "message_id": message_id,
             "game_id": game_id,
@@ -97,7 +98,7 @@ class Outbox:
             "raw": bytes(raw),
             "created_at": now,
             "attempts": 0,
-            "next_attempt_at": now,
+            "next_attempt_at": send_at or now,
             "sent_at": None,
             "last_error": None,
         }
@@ -122,6 +123,29 @@ class Outbox:
         (pbem.service.combined); a letter once sent is never rewritten."""
         self.conn.execute(outbox.update().where(outbox.c.message_id == message_id, outbox.c.sent_at.is_(None))
                           .values(raw=bytes(raw), kind=kind))
+
+    def release(self, message_id: str, now: datetime) -> None:
+        """Send an unsent letter held for later (a digest) with the next letters due."""
+        self.conn.execute(outbox.update().where(outbox.c.message_id == message_id, outbox.c.sent_at.is_(None))
+                          .values(next_attempt_at=now))
+
+    def unsent_of_kind(self, game_id: str, kind: str) -> list[Row]:
+        """A game's letters of one kind not sent yet, oldest first (a prompt's update waiting to be sent)."""
+        query = (select(outbox).where(outbox.c.game_id == game_id, outbox.c.kind == kind,
+                                      outbox.c.sent_at.is_(None), outbox.c.attempts == 0)
+                 .order_by(outbox.c.id))
+        return list(self.conn.execute(query))
+
+    def drop_unsent(self, message_id: str) -> None:
+        """Take back a letter never sent, which a newer one made needless (a prompt's update overtaken)."""
+        self.conn.execute(outbox.delete().where(outbox.c.message_id == message_id, outbox.c.sent_at.is_(None),
+                                                outbox.c.attempts == 0))
+
+    def next_due(self, now: datetime, within: timedelta) -> datetime | None:
+        """When the first unsent letter held past ``now`` falls due, if within ``within`` of it."""
+        query = select(func.min(outbox.c.next_attempt_at)).where(
+            outbox.c.sent_at.is_(None), outbox.c.next_attempt_at > now, outbox.c.next_attempt_at <= now + within)
+        return self.conn.execute(query).scalar_one()
 
     def latest_to(self, game_id: str, recipient: str, limit: int) -> list[Row]:
         """The newest letters of a game to one address, newest first: what a reply without a

@@ -7,7 +7,7 @@ import pytest
 from pbem.orders.language import VERBS, WHOLE_VERBS, Actor, _slip_of, parse_orders
 from pbem.orders.sign_offs import first_names, one_edit_away
 from pbem.rules import engine as E
-from pbem.rules.core.commands import PassDeadline, RevealSeed, RollBack
+from pbem.rules.core.commands import PassDeadline, RevealSeed, RollBack, SetMailPreference
 from pbem.rules.core.draws import Draws, commitment
 from pbem.rules.phases.movement.turns import MoveTokens
 from pbem.rules.phases.setup import ChooseNation, PlaceStartToken
@@ -274,3 +274,23 @@ def test_history_with_a_turn_phase_or_nation_is_a_question_and_verify_takes_a_ch
                          state, Actor(player_id=1))
     assert [line.query for line in asked.lines] == [("HISTORY", "turn 3 movement Ann"), ("VERIFY", "c982c37a85d6770a")]
     assert asked.ignored  # the sentence is prose
+
+
+@pytest.mark.parametrize("written, delivery, pictures", [
+    ("MAIL digest", "digest", None), ("mail: every", "every", None), ("MAIL no pictures", None, False),
+    ("Mail digest, nopictures", "digest", False), ("MAIL PICTURES", None, True), ("MAIL ALL", "every", None)])
+def test_mail_sets_the_preference_word_by_word(written, delivery, pictures):
+    (line,) = parse_orders(written, game(), Actor(player_id=1)).lines
+    assert line.command == SetMailPreference(1, delivery, pictures)
+
+
+@pytest.mark.parametrize("prose", ["Mail me when it is my turn", "Mail sent from my phone", "Mailing list?"])
+def test_a_sentence_beginning_with_mail_is_prose(prose):
+    orders = parse_orders(prose, game(), Actor(player_id=1))
+    assert orders.lines == () and orders.ignored == (prose,)
+
+
+@pytest.mark.parametrize("meant", ["MAIL", "MAIL digset", "MAIL every week"])
+def test_mail_meant_but_written_wrong_gets_its_usage(meant):
+    (line,) = parse_orders(meant, game(), Actor(player_id=1)).lines
+    assert line.command is None and "MAIL DIGEST" in line.error

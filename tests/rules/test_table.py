@@ -7,6 +7,7 @@ import pytest
 from pbem.rules import engine as E
 from pbem.rules import table
 from pbem.rules.core.commands import (
+    SetMailPreference,
     AdmitObserver,
     AskToObserve,
     DismissObserver,
@@ -224,3 +225,19 @@ def test_the_table_outlives_the_phase_but_kept_orders_do_not():
     assert table.seat_generation(later, third) == 1 and table.kicked(later) == {third: "Dora has not started"}
     assert table.observers(later, "asked") == {5: "Eve"} and table.paused_by_moderator(later) == "holidays"
     assert table.queued_orders(later, third) == ()
+
+
+def test_mail_keeps_the_half_not_named_is_the_players_own_and_goes_with_his_seat():
+    state, draws = setup()
+    first = state.place_order[0]
+    assert table.mail_preference(state, first) == ("every", True)
+    state = step(state, draws, SetMailPreference(first, "digest", None))
+    state = step(state, draws, SetMailPreference(first, None, False))
+    assert table.mail_preference(state, first) == ("digest", False)
+    event = E.decide(state, SetMailPreference(first, "every", None), draws)[0]
+    assert E.is_input(event) and E.command_for(state, event) == SetMailPreference(first, "every", False)
+    assert E.describe_event(state, event, "player:" + "x") is None  # nobody else's business
+    with pytest.raises(Rejection):
+        E.decide(state, SetMailPreference(first, "weekly", None), draws)
+    state = step(state, draws, ReplacePlayer(first, "Dora", "left"))
+    assert table.mail_preference(state, first) == ("every", True)

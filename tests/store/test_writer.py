@@ -221,6 +221,8 @@ def test_the_log_is_copied_back_beside_the_writer_every_so_many_turns(tmp_path):
         with sqlite3.connect(path) as other:  # everything in the log is in the file now
             busy, frames, copied = other.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
         assert busy == 0 and frames == copied
+        mine = [t for t in threading.enumerate() if t.name == "pbem-checkpoint" and t is writer._checkpointer._thread]
+        assert len(mine) == 1
     finally:
         engine.dispose()
-    assert not [t for t in threading.enumerate() if t.name == "pbem-checkpoint"]
+    assert not mine[0].is_alive()  # disposing the engine ends its checkpoints

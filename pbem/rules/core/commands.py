@@ -81,6 +81,17 @@ class SetTimezone:
 
 
 @dataclass(frozen=True)
+class SetMailPreference:
+    """How a player wants the game's mail (MAIL): ``delivery`` "every" letter as it is written, or a "digest"
+    once a turn beside the letters that ask him something; ``pictures`` of the board or none. A word left out
+    of the order (None) keeps what he had."""
+
+    player_id: int
+    delivery: str | None
+    pictures: bool | None
+
+
+@dataclass(frozen=True)
 class ReplacePlayer:
     """The moderator hands a player's seat (his nation, all it holds) to someone new.
 
