@@ -81,10 +81,15 @@ def order_lines(choices: Sequence[str]) -> list[str]:
     return [line for line in lines if line not in CLOSING] + [line for line in lines if line in CLOSING]
 
 
+#: Orders whose lines name nations, never places.
+NATION_VERBS = ("NATION", "OFFER", "ACCEPT", "WITHDRAW")
+
+
 def named_areas(state: GameState, texts: Sequence[str]) -> list[str]:
     """The areas of the board that the given lines name, in the board's order: what a prompt's picture highlights."""
-    # a nation may share its name with an area (Crete, Thrace): NATION lines name no place
-    lines = [line for text in texts for line in text.split("\n") if not line.startswith("NATION ")]
+    # a nation may share its name with an area (Crete, Thrace): NATION and trade lines name no place, so a
+    # trade prompt carries no picture (it was 60 KB of board in each of them, issue 31)
+    lines = [line for text in texts for line in text.split("\n") if line.split(" ", 1)[0] not in NATION_VERBS]
     joined = " " + " ".join(t.replace(",", " ").replace(":", " ") for t in lines) + " "
     board = ruleset_of(state).areas if state.players else {}  # state.areas holds only the areas with something in them
     return [name for name in board if f" {name} " in joined]

@@ -24,7 +24,7 @@ from email.policy import default as default_policy
 from pbem.mail.render import Picture, RenderedMail, make_message_id
 from pbem.store.outbox import Outbox
 
-from .combined import Part, combine
+from .combined import HTML_DIVIDER, PART_BEGIN, TEXT_DIVIDER, Part, combine
 
 #: How far ahead a digest is held: until its turn ends, which releases it; never by the clock.
 HELD = timedelta(days=3650)
@@ -50,7 +50,7 @@ def part_of(raw: bytes, message_id: str, turn: int) -> Part:
             name = (piece.get_filename() or "board.png").removesuffix(".png")
             picture = Picture(None, piece.get_content(), str(piece["Content-ID"]).strip("<>"), name)
     topic = str(letter.get("X-Pbem-Topic") or letter["Subject"] or "")
-    return Part("report", RenderedMail(topic, text, html), message_id, letter["Reply-To"], None,
+    return Part("digest", RenderedMail(topic, text, html), message_id, letter["Reply-To"], None,
                 str(letter["Auto-Submitted"] or "") or None, picture, "", turn)
 
 
@@ -61,6 +61,22 @@ def digest_id(game_id: str, recipient: str, turn: int, domain: str) -> str:
 
 def title(turn: int) -> str:
     return f"Turn {turn} in one letter" if turn else "The setup in one letter"
+
+
+def digest_of(pieces: list[Part], turn: int) -> tuple[RenderedMail, Picture | None]:
+    """The digest letter of ``pieces``: opening with what it is, unless the first piece is the digest so far
+    (read back from the outbox, which opens so already)."""
+    rendered, picture = combine(pieces)
+    if pieces[0].kind != "digest":
+        line = f"{title(turn)}: what happened, and your orders that are on file."
+        escaped = line.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        text = line + "\n" + TEXT_DIVIDER + rendered.text
+        cut = rendered.html.find(PART_BEGIN)
+        at = cut + len(PART_BEGIN) if cut >= 0 else 0
+        html = (rendered.html[:at] + f'<p style="font-size:18px;margin:0 0 8px 0;"><strong>{escaped}</strong></p>'
+                + HTML_DIVIDER + rendered.html[at:])
+        rendered = RenderedMail(rendered.subject, text, html)
+    return RenderedMail(title(turn), rendered.text, rendered.html), picture
 
 
 def gather(outbox: Outbox, pieces: list[Part] | None, part: Part, where: tuple[str, str, int], now: datetime,
@@ -77,8 +93,7 @@ def gather(outbox: Outbox, pieces: list[Part] | None, part: Part, where: tuple[s
             return None
         pieces, new = ([part_of(bytes(row.raw), message_id, turn)] if row is not None else []), row is None
     pieces = [*pieces, part]
-    rendered, picture = combine(pieces)
-    rendered = RenderedMail(title(turn), rendered.text, rendered.html)
+    rendered, picture = digest_of(pieces, turn)
     head = Part("report", rendered, message_id, part.reply_to, None, "auto-generated", None, "", turn)
     raw = build(head, rendered, picture)
     if new:

@@ -181,3 +181,13 @@ def test_bots_always_finish_volcano_and_flood():
 
 def assert_choices_offered(prompt) -> None:
     assert 1 <= len(prompt.choices) <= 60
+
+
+def test_earthquake_choice_names_the_cities_of_others_each_answer_puts_at_risk():
+    """Issue 31: the victim choosing his city is told, for each, whose cities next to it the quake then reduces."""
+    areas = {"Knossos": {"city": "Egypt"}, "Sparta": {"city": "Egypt"}, "Rhodes": {"city": "Crete"},
+             "Phaestos": {"city": "Babylon"}}
+    state, _ = game("calamity-resolution", areas=areas, calamities=[[VOLCANO, "Egypt", ""]])
+    (prompt,) = E.pending(state).values()
+    assert prompt.step == "calamity-primary" and prompt.choices == ("PICK Knossos", "PICK Sparta")
+    assert "Knossos: Babylon's Phaestos, Crete's Rhodes; Sparta: Babylon's Phaestos." in prompt.question

@@ -286,3 +286,20 @@ def test_nobody_with_cards_is_not_asked():
     assert sorted(E.pending(game(nations))) == ["babylon", "egypt"]
     with pytest.raises(Rejection, match="Crete is not trading"):
         decide(game(nations), "OFFER Crete: Salt 2 + Ochre FOR Ochre, Hides + 1 more")
+
+
+def test_the_first_offerer_is_told_his_offer_was_declined_and_what_replaced_it():
+    """Issue 31: a counter-offer with REPLACES declines the offer it answers; its maker hears of it in his
+    prompt (brought up to date) and in the narration, whether the counter-offer goes to him or elsewhere."""
+    state, _ = decide(game(), "OFFER Babylon, Crete: Salt 2 + Superstition FOR Grain, Iron + 2 more")
+    before = E.pending(state)["egypt"]
+    countered, events = decide(state, "OFFER Egypt: Grain, Iron + Hides FOR Salt 2 + 1 more REPLACES 1", 2)
+    egypt = E.pending(countered)["egypt"]
+    assert egypt.step != before.step
+    assert "Babylon declined your offer 1, making offer 2 in its place to you." in egypt.situation
+    assert describe_event(state, events[0], "player:egypt").startswith("Babylon declined your offer 1, making offer 2")
+    # Crete still has offer 1 and hears nothing of the counter-offer
+    assert describe_event(state, events[0], "player:crete") is None
+    elsewhere, events = decide(state, "OFFER Crete: Grain, Iron + Hides FOR Ochre, Iron + 1 more REPLACES 1", 2)
+    assert "Babylon declined your offer 1, making offer 2 in its place." in E.pending(elsewhere)["egypt"].situation
+    assert describe_event(state, events[0], "player:egypt") == "Babylon declined your offer 1, making offer 2 in its place."

@@ -85,3 +85,6 @@ def test_a_prompt_names_the_areas_its_orders_name_and_no_nation_as_a_place():
     assert named_areas(state, ["MOVE 2 Etruria Roma\nHALT", "SAIL 1 Etruria, Cisalpina"]) == sorted(
         ["Etruria", "Roma", "Cisalpina"], key=board.index)
     assert named_areas(state, ["NATION Thrace", "NATION Crete"]) == []
+    # a trade prompt's offers name nations (Crete, Babylon are areas too): no picture comes with it
+    assert named_areas(state, ["FINISH\nACCEPT 3 GIVING Salt 2, Ochre\nOFFER Crete, Babylon: Salt 2 + Ochre FOR Grain, Iron + 1 more",
+                               "WITHDRAW 2"]) == []

@@ -43,6 +43,8 @@ from pbem.rules.core.state import GameState
 from pbem.rules.turn import phase_title
 from pbem.rules.view import variants_in_force
 from pbem.service.asks import prompt_context
+from pbem.service.combined import Part
+from pbem.service.digests import digest_of
 from pbem.service.letters import HELP_LINES
 from pbem.service.pictures import PROMPT_WIDTH
 from pbem.service.positions import others_positions, own_position, report_span
@@ -59,7 +61,7 @@ DEADLINE, DUE = "2026-11-30 08:00 UTC", "Mon 30 Nov 08:00 UTC"
 RECORDED = HERE / "planner-3p-to-the-end.jsonl.gz"
 #: The letters photographed for docs/letters/ (name, width): at most a dozen small files.
 SHOTS = (("start", 390), ("prompt-movement", 390), ("prompt-trade", 390), ("prompt-calamity-secondary", 390),
-         ("ack", 390), ("ack-error", 390), ("report", 390), ("notice", 390), ("reminder", 390),
+         ("ack", 390), ("ack-error", 390), ("report", 390), ("digest", 390), ("notice", 390), ("reminder", 390),
          ("prompt-movement", 1280), ("report", 1280))
 
 
@@ -118,6 +120,20 @@ def _prompts(renderer: Renderer) -> list[Letter]:
 
 def _report(renderer: Renderer) -> Letter:
     """Italy's report of the recorded game's turn 4, from the start of its trade to the start of turn 5."""
+    context, covers = _report_context()
+    return Letter("report", renderer.render("report", context).html, covers["covers"], covers["next"])
+
+
+def _digest(renderer: Renderer, ack: dict) -> Letter:
+    """Italy's digest of turn 4 (MAIL DIGEST): an answer that only said his orders were on file, then the report."""
+    context, _ = _report_context()
+    pieces = [Part(kind, renderer.render(kind, given), f"{kind}@pbem.localhost", None, None, None, None, "", 4)
+              for kind, given in (("ack", ack), ("report", context))]
+    rendered, _ = digest_of(pieces, 4)
+    return Letter("digest", rendered.html, "Turn 4 in one letter", None)
+
+
+def _report_context() -> tuple[dict, dict]:
     recorded = read(RECORDED)
     state = engine.new_game(recorded.game["game_id"])
     since = after = None
@@ -142,7 +158,7 @@ def _report(renderer: Renderer) -> Letter:
         "variants": [], "player": "Bot2 (Italy)", "happened": happened, **covers,
         "own": own_position(after, "Italy"), "others": others_positions(after, viewer, "Italy"),
     }
-    return Letter("report", renderer.render("report", context).html, covers["covers"], covers["next"])
+    return context, covers
 
 
 def _letters() -> list[Letter]:
@@ -164,6 +180,7 @@ def _letters() -> list[Letter]:
         Letter("ack-nothing-found", renderer.render("ack", nothing_found).html, "No orders found in your message",
                f"Deadline: {ACK['deadline']}"),
         _report(renderer),
+        _digest(renderer, asked_nothing),
         Letter("notice", renderer.render("notice", {**NOTICE, "game": "nile-1", "title": "From the moderator",
                                                     "lines": ["The deadline of turn 3 moves to Mon 30 Nov 08:00 UTC: "
                                                               "Babylon's player is travelling."]}).html,

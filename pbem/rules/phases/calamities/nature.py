@@ -142,6 +142,10 @@ def volcano(state: GameState, cal: Strike, index: int) -> Stage | None:
             return None
         hurting = [a for a in mine if _quake_targets(state, victim, a)]
         reduce = downgraded(state, victim, name, "primary", "earthquake")
+        # what each answer puts at risk: the cities of others next to it, one of which is reduced after it
+        at_risk = "; ".join(
+            f"{a}: " + ", ".join(f"{state.area(t).city}'s {t}" for t in _quake_targets(state, victim, a))
+            for a in hurting)
         return Stage(
             nation=victim,
             role="primary",
@@ -154,6 +158,8 @@ def volcano(state: GameState, cal: Strike, index: int) -> Stage | None:
                 + ("reduced (Engineering)" if reduce else "destroyed")
                 + (", one next to another player's city, which is then reduced" if hurting else "")
                 + ". Choose which."
+                + (f" The cities of others next to each, of which you then choose one to reduce: {at_risk}."
+                   if len(hurting) > 1 else "")
             ),
             cites=("§30.21", "§30.212", "fact sheet §2.12") + (("§32 Engineering",) if reduce else ()),
         )

@@ -43,6 +43,23 @@ from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.options import options_of
 from pbem.rules.ruleset.rulebook import ruleset_of
 
+from pbem.rules.phases.trade.offers import (
+    Offer,
+    declined,
+    offer_numbered,
+    open_offers,
+    tell_accepted,
+    tell_executed,
+    tell_finished,
+    tell_lapsed,
+    tell_offer,
+    tell_unable,
+    tell_withdrawn,
+    write_ask,
+    write_cards,
+    write_give,
+)
+
 PHASE = "trade"
 
 # -- commands ------------------------------------------------------------------------------
@@ -80,32 +97,6 @@ class FinishTrading:
 
 
 # -- the offers on the table (kept in state.filed as plain tuples) -------------------------------
-
-
-@dataclass(frozen=True)
-class Offer:
-    number: int
-    offerer: str
-    to: tuple[str, ...]
-    give_named: tuple[str, ...]
-    give_hidden: tuple[str, ...]
-    ask_named: tuple[str, ...]
-    ask_count: int
-
-    @property
-    def give(self) -> tuple[str, ...]:
-        return self.give_named + self.give_hidden
-
-    def record(self) -> tuple:
-        return (self.number, self.offerer, self.to, self.give_named, self.give_hidden, self.ask_named, self.ask_count)
-
-
-def open_offers(state: GameState) -> list[Offer]:
-    return [Offer(r[0], r[1], tuple(r[2]), tuple(r[3]), tuple(r[4]), tuple(r[5]), r[6]) for r in state.filed.get("offers", ())]
-
-
-def _offer(state: GameState, number: int) -> Offer | None:
-    return next((o for o in open_offers(state) if o.number == number), None)
 
 
 def _finished(state: GameState) -> tuple[str, ...]:
@@ -205,11 +196,13 @@ def _decline(state: GameState, number: int, nation: str) -> GameState:
 
 def apply_offer(state: GameState, data: dict[str, Any]) -> GameState:
     if data.get("replaces") is not None:
-        old = _offer(state, data["replaces"])
+        old = offer_numbered(state, data["replaces"])
         if old is not None and old.offerer == data["nation"]:
             state = _remove_offer(state, old.number)
         elif old is not None:
             state = _decline(state, old.number, data["nation"])
+            told = (old.number, old.offerer, data["nation"], data["offer"])
+            state = replace(state, filed=state.filed.set("declined", tuple(state.filed.get("declined", ())) + (told,)))
     offer = Offer(data["offer"], data["nation"], tuple(data["to"]), tuple(data["give_named"]),
                   tuple(data["give_hidden"]), tuple(data["ask_named"]), data["ask_count"])
     filed = state.filed.set("offers", tuple(o.record() for o in open_offers(state)) + (offer.record(),))
@@ -295,7 +288,7 @@ def decide_offer(state: GameState, command: MakeOffer) -> list[Event]:
         "ask_named": list(command.ask_named), "ask_count": command.ask_count,
     }
     if command.replaces is not None:
-        old = _offer(state, command.replaces)
+        old = offer_numbered(state, command.replaces)
         if old is None or (old.offerer != nation and nation not in old.to):
             raise Rejection(f"there is no open offer {command.replaces} by you or to you to replace")
         data["replaces"] = command.replaces
@@ -312,7 +305,7 @@ def _refusal_to_execute(state: GameState, offer: Offer, acceptor: str, giving: t
 
 def decide_accept(state: GameState, command: AcceptOffer) -> list[Event]:
     nation = _trader(state, command.player_id)
-    offer = _offer(state, command.offer)
+    offer = offer_numbered(state, command.offer)
     if offer is None or nation not in offer.to:
         raise Rejection(f"there is no open offer {command.offer} to you", "seed 003: 7")
     giving = tuple(command.giving)
@@ -340,7 +333,7 @@ def decide_accept(state: GameState, command: AcceptOffer) -> list[Event]:
 
 def decide_withdraw(state: GameState, command: WithdrawOffer) -> list[Event]:
     nation = _trader(state, command.player_id)
-    offer = _offer(state, command.offer)
+    offer = offer_numbered(state, command.offer)
     if offer is None or offer.offerer != nation:
         raise Rejection(f"you have no open offer {command.offer}", "seed 003: 7")
     return [Event("OfferWithdrawn", {"nation": nation, "offer": offer.number, "to": list(offer.to)}, ("seed 003: 7",))]
@@ -356,21 +349,6 @@ def defaults(state: GameState, prompt: Prompt) -> list[Event]:
 
 
 # -- prompts -------------------------------------------------------------------------------
-
-
-def write_cards(cards: tuple[str, ...] | list[str]) -> str:
-    """Cards as a player writes them: identical cards grouped as ``Salt 2``."""
-    counts = Counter(cards)
-    return ", ".join(f"{c} {k}" if k > 1 else c for c, k in counts.items())
-
-
-def write_give(named: tuple[str, ...], hidden: tuple[str, ...]) -> str:
-    return write_cards(named) + (f" + {write_cards(hidden)}" if hidden else "")
-
-
-def write_ask(named: tuple[str, ...], count: int) -> str:
-    more = count - len(named)
-    return write_cards(named) + (f" + {more} more" if more else "")
 
 
 def _shown(offer: Offer) -> str:
@@ -450,13 +428,18 @@ def pending(state: GameState) -> dict[str, Prompt]:
         situation += [f"Offer {o.number} to you from {o.offerer}: {_shown(o)}." for o in to_me]
         situation += [f"Your offer {o.number} to {', '.join(o.to)}: {write_give(o.give_named, o.give_hidden)} "
                       f"FOR {write_ask(o.ask_named, o.ask_count)}." for o in mine]
+        turned_down = declined(state, nation)
+        situation += [f"{by} declined your offer {n}, making offer {instead} in its place"
+                      + (" to you." if any(o.number == instead for o in to_me) else ".") for n, by, instead in turned_down]
         situation.append(f"Not yet finished: {', '.join(trading)}.")
         numbers = ruleset_of(state).numbers
         latest = max((o.number for o in to_me), default=None)
         out[nation.lower()] = Prompt(
             who=nation.lower(),
             player_id=n.player_id,
-            step="trade" if latest is None else f"trade:offer-{latest}",
+            # a new offer to him, or one of his declined, brings his prompt up to date
+            step="trade" + (f":offer-{latest}" if latest is not None else "")
+            + (f":declined-{len(turned_down)}" if turned_down else ""),
             question=(
                 f"Trade. Each side gives at least {numbers['trade_min_cards']} cards and names at least "
                 f"{numbers['trade_named_cards']} of them truthfully; only the named cards are shown, the others "
@@ -497,74 +480,6 @@ def settle(state: GameState, draws: Draws) -> list[Event]:
     return events + [phase_ended(PHASE, ("seed 003: 7", "§28.41"))]
 
 
-# -- narration -------------------------------------------------------------------------------
-
-
-def _sees_all(viewer: str) -> bool:
-    return viewer in ("moderator", "auditor")
-
-
-def _is(viewer: str, nation: str) -> bool:
-    return viewer == f"player:{nation.lower()}"
-
-
-def _tell_offer(state: GameState, event: Event, viewer: str) -> str | None:
-    d = event.data
-    also = f" (replacing offer {d['replaces']})" if d.get("replaces") is not None else ""
-    head = f"Offer {d['offer']}: {d['nation']} to {', '.join(d['to'])}{also}: "
-    if _sees_all(viewer) or _is(viewer, d["nation"]):
-        return head + f"gives {write_give(tuple(d['give_named']), tuple(d['give_hidden']))} FOR {write_ask(tuple(d['ask_named']), d['ask_count'])}."
-    if any(_is(viewer, t) for t in d["to"]):
-        hidden = len(d["give_hidden"])
-        gives = write_cards(d["give_named"]) + (f" + {hidden} more" if hidden else "")
-        return head + f"gives {gives} FOR {write_ask(tuple(d['ask_named']), d['ask_count'])}. Reply ACCEPT {d['offer']} GIVING <your cards>."
-    return None
-
-
-def _tell_withdrawn(state: GameState, event: Event, viewer: str) -> str | None:
-    d = event.data
-    if _sees_all(viewer) or any(_is(viewer, n) for n in (d["nation"], *d["to"])):
-        return f"{d['nation']} withdrew offer {d['offer']}."
-    return None
-
-
-def _tell_accepted(state: GameState, event: Event, viewer: str) -> str | None:
-    d = event.data
-    if _sees_all(viewer) or _is(viewer, d["nation"]):
-        return f"{d['nation']} accepted offer {d['offer']}, giving {write_cards(d['giving'])}."
-    if _is(viewer, d["offerer"]):
-        return f"{d['nation']} accepted offer {d['offer']}."
-    return None
-
-
-def _tell_executed(state: GameState, event: Event, viewer: str) -> str:
-    d = event.data
-    a, b = d["offerer"], d["acceptor"]
-    if _sees_all(viewer):
-        return f"Trade (offer {d['offer']}): {a} gave {write_cards(d['offerer_gives'])}; {b} gave {write_cards(d['acceptor_gives'])}."
-    for me, other, gave, got in ((a, b, d["offerer_gives"], d["acceptor_gives"]), (b, a, d["acceptor_gives"], d["offerer_gives"])):
-        if _is(viewer, me):
-            return f"Trade with {other} done (offer {d['offer']}): you gave {write_cards(gave)}; you received {write_cards(got)}."
-    return f"{a} and {b} traded."
-
-
-def _tell_finished(state: GameState, event: Event, viewer: str) -> str:
-    by = f" ({defaulted(event.data)}: no FINISH was sent)" if event.data.get("by_default") else ""
-    return f"{event.data['nation']} has finished trading{by}."
-
-
-def _tell_unable(state: GameState, event: Event, viewer: str) -> str:
-    held = ", ".join(f"{n} {k} card{'s' if k != 1 else ''}" for n, k in zip(event.data["nations"], event.data["cards"]))
-    return f"Fewer than {event.data['least']} trade cards, so finished trading at once, not asked (§28.3): {held}."
-
-
-def _tell_lapsed(state: GameState, event: Event, viewer: str) -> str | None:
-    d = event.data
-    if _sees_all(viewer) or any(_is(viewer, p) for p in d["parties"]):
-        return f"Trading is over: open offers {', '.join(str(n) for n in d['offers'])} lapsed."
-    return None
-
-
 RULES = PhaseRules(
     name=PHASE,
     apply={
@@ -589,12 +504,12 @@ RULES = PhaseRules(
         "TradingFinished": lambda s, d: FinishTrading(s.nations[d["nation"]].player_id),
     },
     narrate={
-        "OfferMade": _tell_offer,
-        "OfferWithdrawn": _tell_withdrawn,
-        "OfferAccepted": _tell_accepted,
-        "TradeExecuted": _tell_executed,
-        "TradingFinished": _tell_finished,
-        "UnableToTrade": _tell_unable,
-        "OffersLapsed": _tell_lapsed,
+        "OfferMade": tell_offer,
+        "OfferWithdrawn": tell_withdrawn,
+        "OfferAccepted": tell_accepted,
+        "TradeExecuted": tell_executed,
+        "TradingFinished": tell_finished,
+        "UnableToTrade": tell_unable,
+        "OffersLapsed": tell_lapsed,
     },
 )
