@@ -27,6 +27,9 @@ from pbem.store.database import make_engine, normalize_url, upgrade
 # start as subprocesses) go without. The pictures themselves are tested in tests/picture and
 # tests/service/test_board_picture_by_mail.py, which turn them on.
 os.environ.setdefault("PBEM_BOARD_PICTURES", "0")
+# Every letter at once: the tests read the server's answers at the clock's own time; the ones about letters
+# that wait (tests/service/test_offers_gathered.py, test_news_waits.py) hold the clock and set it themselves.
+os.environ.setdefault("PBEM_GATHER_MINUTES", "0")
 
 # -- PostgreSQL ----------------------------------------------------------------
 

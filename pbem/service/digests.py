@@ -25,6 +25,7 @@ from pbem.mail.render import Picture, RenderedMail, make_message_id
 from pbem.store.outbox import Outbox
 
 from .combined import HTML_DIVIDER, PART_BEGIN, TEXT_DIVIDER, Part, combine
+from .waiting import joinable
 
 #: How far ahead a digest is held: until its turn ends, which releases it; never by the clock.
 HELD = timedelta(days=3650)
@@ -80,7 +81,7 @@ def digest_of(pieces: list[Part], turn: int) -> tuple[RenderedMail, Picture | No
 
 
 def gather(outbox: Outbox, pieces: list[Part] | None, part: Part, where: tuple[str, str, int], now: datetime,
-           build: Callable[[Part, RenderedMail, Picture | None], bytes], domain: str) -> list[Part] | None:
+           build: Callable[[Part, RenderedMail, Picture | None], bytes], domain: str, lease: int) -> list[Part] | None:
     """Add ``part`` to the reader's held digest of ``turn`` (``pieces``: what this unit of work put in it so
     far, else None); the digest's parts now, or None when that digest went out already (a late piece then
     goes as a letter of its own). ``where``: the game, the reader's address, the turn."""
@@ -89,7 +90,7 @@ def gather(outbox: Outbox, pieces: list[Part] | None, part: Part, where: tuple[s
     new = False
     if pieces is None:
         row = outbox.by_message_id(message_id)
-        if row is not None and row.sent_at is not None:
+        if row is not None and not joinable(row, now, lease):  # sent, or released and maybe being sent
             return None
         pieces, new = ([part_of(bytes(row.raw), message_id, turn)] if row is not None else []), row is None
     pieces = [*pieces, part]

@@ -26,12 +26,13 @@ from pbem.rules.view import variants_in_force
 from .asks import prompt_context
 from .combined import RANK, Part, combine, most_pressing
 from .deadline_text import deadline_in, short_deadline
-from .digests import GATHERED, digest_id, gather
+from .digests import GATHERED, digest_id, gather, part_of
 from .pictures import prompt_picture
 from .positions import others_positions, own_position, report_span
 from .press_replies import invitation
 from .settings import Settings
 from .variant_notes import VARIANT_NOTES
+from .waiting import NEWS, UPDATE, Waiting
 
 HELP_LINES = (
     "One order per line; case does not matter; names may be abbreviated.",
@@ -40,8 +41,6 @@ HELP_LINES = (
 )
 
 
-#: The outbox's kind for a prompt's update waiting for more to join it (`Letters.new_prompts`).
-UPDATE = "update"
 #: An acknowledgement lists at most this many accepted orders, and this many refused lines;
 #: the rest are counted, so a message of a million lines still gets a short answer.
 ACK_MAX_LINES = 60
@@ -87,8 +86,10 @@ class Letters:
     reports_sent: dict[str, str] = field(default_factory=dict)
     #: The parts of the letter each reader of a game got in this unit of work (`combined`): later ones join it.
     together: dict[tuple, list[Part]] = field(default_factory=dict)
-    #: Each reader's prompt update waiting in the outbox (`updates_waiting`), read once a unit of work.
-    _updates: dict | None = None
+    #: The letters waiting in the outbox for what follows them (`waiting`), read once a unit of work.
+    _waiting: Waiting | None = None
+    #: The ids of letters of this unit of work that wait (news): a part that must go now sends them.
+    held: set = field(default_factory=set)
 
     def thread_root(self, game_id: str, recipient: str) -> str:
         """The Message-ID of a player's first letter of a game (the start letter), which every later one references.
@@ -135,12 +136,15 @@ class Letters:
         picture: Picture | None = None,
         digest: tuple[int, bool] | None = None,
         update: object = False,
+        news: bool = False,
     ) -> str:
         """Queue one letter, or join it to the letter this writer already queued for the same reader in this
         unit of work when both are of the kinds that travel together (`combined`); the letter's id either way.
 
         ``digest`` (the turn, and whether it ends with this letter) when the reader takes a digest: a report
-        or an answer that refused nothing joins his held letter of the turn instead (`digests`)."""
+        or an answer that refused nothing joins his held letter of the turn instead (`digests`). ``news``: a
+        report to a player asked nothing now, which waits for what follows it (`waiting`); a letter that goes
+        now takes any news waiting for its reader along."""
         context = {**context, "board_cid": picture.content_id if picture is not None else None}
         rendered = self.renderer.render(kind, context)
         message_id = message_id or make_message_id(f"{state.game_id}:{state.version}:{purpose}:{recipient}", self.settings.domain)
@@ -155,35 +159,49 @@ class Letters:
             where = (state.game_id, recipient, digest[0])
             pieces = gather(self.uow.outbox, self.together.get(where), part, where, self.now,
                             lambda head, whole, shown: self._build(state.game_id, recipient, head, whole, shown),
-                            self.settings.domain)
+                            self.settings.domain, self.settings.outbox_lease)
             if pieces is not None:
                 self.together[where] = pieces
                 held = digest_id(*where, self.settings.domain)
                 if digest[1]:
                     self.uow.outbox.release(held, self.now)
                 return held
-        joined = self.together.get((state.game_id, recipient)) if together else None
+        key = (state.game_id, recipient)
+        joined = self.together.get(key) if together else None
+        if joined is None and together and self.settings.gather_minutes:
+            news_row = self.waiting(state.game_id).of(NEWS).get(recipient)  # news of an earlier unit of work
+            if news_row is not None:
+                joined = self.together[key] = [part_of(bytes(news_row.raw), news_row.message_id, part.turn)]
+                self.held.add(news_row.message_id)
+                self.waiting(state.game_id).forget(NEWS, recipient)
         if joined is not None:
             joined.append(part)
-            together, shown = combine(joined)
-            raw = self._build(state.game_id, recipient, joined[0], together, shown)
-            self.uow.outbox.rewrite(joined[0].message_id, raw, most_pressing(joined).kind)
-            return joined[0].message_id
+            whole, shown = combine(joined)
+            raw = self._build(state.game_id, recipient, joined[0], whole, shown)
+            head = joined[0].message_id
+            still = head in self.held and news
+            self.uow.outbox.rewrite(head, raw, NEWS if still else most_pressing(joined).kind)
+            if head in self.held and not news:  # news waited for this letter: it goes now, with it
+                self.uow.outbox.release(head, self.now)
+                self.held.discard(head)
+            return head
         raw = self._build(state.game_id, recipient, part, rendered, picture)
+        wait = timedelta(minutes=self.settings.gather_minutes)
         if update:  # a prompt's update: written over the one waiting, or waiting from now on (`new_prompts`)
             if update is True:
                 self.uow.outbox.enqueue(message_id=message_id, recipient=recipient, raw=raw, kind=UPDATE,
-                                        game_id=state.game_id, now=self.now,
-                                        send_at=self.now + timedelta(minutes=self.settings.offers_gather_minutes))
-                self.updates_waiting(state.game_id)[recipient] = self.uow.outbox.by_message_id(message_id)
+                                        game_id=state.game_id, now=self.now, send_at=self.now + wait)
+                self.waiting(state.game_id).remember(UPDATE, recipient, message_id)
             else:
                 self.uow.outbox.rewrite(message_id, raw, UPDATE)
             return message_id
-        self.uow.outbox.enqueue(
-            message_id=message_id, recipient=recipient, raw=raw, kind=kind, game_id=state.game_id, now=self.now
-        )
+        news = news and together and bool(self.settings.gather_minutes)
+        self.uow.outbox.enqueue(message_id=message_id, recipient=recipient, raw=raw, kind=NEWS if news else kind,
+                                game_id=state.game_id, now=self.now, send_at=self.now + wait if news else None)
+        if news:
+            self.held.add(message_id)
         if together:
-            self.together[(state.game_id, recipient)] = [part]
+            self.together[key] = [part]
         return message_id
 
     def _build(self, game_id: str, recipient: str, head: Part, rendered: RenderedMail, picture: Picture | None) -> bytes:
@@ -329,15 +347,15 @@ class Letters:
         lose from it, not from a map of the whole board.
 
         ``update``: the same decision brought up to date by what others did (an offer made to him): it waits
-        `Settings.offers_gather_minutes` in the outbox for the updates that follow, each written over it
+        `Settings.gather_minutes` in the outbox for the updates that follow, each written over it
         (`updates`); a prompt sent at once takes the place of one waiting.
         """
         player = state.player(prompt.player_id)
         recipient = self.email_of(state, player)
-        waiting = self.updates_waiting(state.game_id).get(recipient)
+        waiting = self.waiting(state.game_id).of(UPDATE).get(recipient)
         if waiting is not None and not update:
             self.uow.outbox.drop_unsent(waiting.message_id)
-            del self.updates_waiting(state.game_id)[recipient]
+            self.waiting(state.game_id).forget(UPDATE, recipient)
         asked = prompt_context(state, prompt, phase_title(state, state.phase))
         viewer = f"player:{player.nation.lower()}" if player.nation else "observer"
         pictures = mail_preference(state, player.id)[1]
@@ -370,7 +388,7 @@ class Letters:
         a trade offer made to him) is an update that waits a while for more (`prompt`); one that waits already
         is written again from the game as it is now, and taken back when its reader is asked nothing more."""
         asked = pending(state)
-        waiting = self.updates_waiting(state.game_id) if self.settings.offers_gather_minutes else {}
+        waiting = self.waiting(state.game_id).of(UPDATE) if self.settings.gather_minutes else {}
         for who, prompt in asked.items():
             old = before.get(who)
             same = old is not None and old.player_id == prompt.player_id
@@ -381,7 +399,7 @@ class Letters:
                     self.prompt(state, prompt, chain_head, update=not wrote)
                 continue
             update = (same and old.step.partition(":")[0] == prompt.step.partition(":")[0]
-                      and bool(self.settings.offers_gather_minutes) and not wrote)
+                      and bool(self.settings.gather_minutes) and not wrote)
             self.prompt(state, prompt, chain_head, update=update)
         still = {self.email_of(state, state.player(p.player_id)) for p in asked.values()}
         for recipient, row in list(waiting.items()):
@@ -389,11 +407,11 @@ class Letters:
                 self.uow.outbox.drop_unsent(row.message_id)
                 del waiting[recipient]
 
-    def updates_waiting(self, game_id: str) -> dict[str, object]:
-        """Each reader's prompt update waiting in the outbox, by address (a query once a unit of work)."""
-        if self._updates is None:
-            self._updates = {row.recipient: row for row in self.uow.outbox.unsent_of_kind(game_id, UPDATE)}
-        return self._updates
+    def waiting(self, game_id: str) -> Waiting:
+        """The game's letters waiting in the outbox for what follows them (`waiting`)."""
+        if self._waiting is None:
+            self._waiting = Waiting(self.uow.outbox, game_id, self.now, self.settings.outbox_lease)
+        return self._waiting
 
     def acknowledge(
         self,
@@ -535,6 +553,7 @@ class Letters:
                 reply_to=reply_to,
                 picture=picture if pictures else None,
                 digest=(since.turn, turn_over) if delivery == "digest" else None,
+                news=reader is not None and reader.id not in asked,  # nothing asked of him: it may wait a while
             )
             if delivery != "digest":  # a prompt answers the report it follows, not a digest still held
                 self.reports_sent[recipient] = sent

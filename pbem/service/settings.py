@@ -56,8 +56,9 @@ class Settings:
     #: Messages from one sender within ``flood_window`` seconds past which its mail is set aside (0: never).
     flood_limit: int = 100
     flood_window: int = 600
-    #: Minutes a prompt's update (a new trade offer to the player) waits for more to join it (0: sent at once).
-    offers_gather_minutes: int = 15
+    #: Minutes a letter that asks nothing (a report to a player asked nothing now, a trade prompt brought up to
+    #: date by an offer) waits for what follows it to the same reader (0: every letter at once; pbem/service/waiting.py).
+    gather_minutes: int = 15
 
     @property
     def sender(self) -> str:
@@ -116,10 +117,11 @@ SETTINGS: tuple[Setting, ...] = (
             "kept, not acted on, the sender told once (docs/mail.md, Floods). 0: never.", high=1_000_000),
     Setting("flood_window", "mail", "flood_window", "PBEM_FLOOD_WINDOW", "int",
             "The seconds over which flood_limit counts a sender's messages.", low=1, high=7 * 86_400),
-    Setting("offers_gather_minutes", "mail", "offers_gather_minutes", "PBEM_OFFERS_GATHER_MINUTES", "int",
-            "Minutes a player's trade prompt, brought up to date by an offer made to him, waits for the offers "
-            "that follow before it is sent: the offers of one round of trading arrive in one letter. Sent at "
-            "once when he writes meanwhile. 0: each offer at once.", high=24 * 60),
+    Setting("gather_minutes", "mail", "gather_minutes", "PBEM_GATHER_MINUTES", "int",
+            "Minutes a letter that asks nothing waits in the outbox for what follows it to the same player: a "
+            "report to a player asked nothing now (the next prompt or answer takes it along), and a trade "
+            "prompt brought up to date by an offer (the offers of one round of trading arrive in one letter). "
+            "0: every letter at once.", high=24 * 60),
     Setting("listen_host", "listen", "host", "PBEM_LISTEN_HOST", "text",
             "Where `pbem serve` listens for mail (127.0.0.1 behind a local Postfix)."),
     Setting("listen_port", "listen", "port", "PBEM_LISTEN_PORT", "int",

@@ -87,7 +87,7 @@ def attacked(tmp_path_factory):
         with UnitOfWork(db) as uow:  # the players' rows, as the recorded game had them (ids 1 to 5)
             for pid, nation in enumerate(("Assyria", "Asia", "Italy", "Egypt", "Africa"), 1):
                 assert uow.players.add(game_id, f"Bot{pid}", f"bot{pid}@sim.invalid", nation) == pid
-        settings = replace(Settings(), db_url=url, maildir=folder / "mail", board_pictures=False)
+        settings = replace(Settings(), gather_minutes=0, db_url=url, maildir=folder / "mail", board_pictures=False)
         now = datetime(2026, 1, 24, 5, 30, tzinfo=timezone.utc)
         for nation, text in ORDERS:
             receipt = submit(db, settings, game_id, nation, text, now=now)

@@ -186,7 +186,7 @@ class MailTable:
 
     def __init__(self, spec: Spec, tmp: Path) -> None:
         self.spec = spec
-        self.settings = replace(Settings(), db_url=f"sqlite:///{tmp / 'game.sqlite'}", maildir=tmp / "mail",
+        self.settings = replace(Settings(), gather_minutes=0, db_url=f"sqlite:///{tmp / 'game.sqlite'}", maildir=tmp / "mail",
                                 listen_port=0, board_pictures=False, relay_url=None)
         self.db = make_engine(self.settings.db_url)
         ensure_schema(self.db)

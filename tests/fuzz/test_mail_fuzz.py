@@ -89,7 +89,7 @@ class World:
     def __init__(self, root: Path) -> None:
         self.root = root
         url = f"sqlite:///{root / 'fuzz.sqlite'}"
-        self.settings = replace(Settings(), db_url=url, maildir=root / "mail")
+        self.settings = replace(Settings(), gather_minutes=0, db_url=url, maildir=root / "mail")
         self.db = make_engine(url)
         ensure_schema(self.db)
         create_game(self.db, self.settings, "g1", PLAYERS, seed="fuzz", now=NOW)

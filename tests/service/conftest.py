@@ -18,7 +18,7 @@ def world(db_url, tmp_path):
     trade prompt brought up to date by an offer goes at once here, as the tests read the clock's own time;
     tests/service/test_offers_gathered.py holds the clock to see it wait."""
     settings = replace(Settings(), db_url=db_url, maildir=tmp_path / "mail", listen_port=0, board_pictures=False,
-                       offers_gather_minutes=0)
+                       gather_minutes=0)
     db = make_engine(db_url)
     ensure_schema(db)
     yield db, settings

@@ -105,7 +105,7 @@ def test_pbem_map_draws_a_game_into_an_svg_or_png_file(sqlite_url, tmp_path):
 def test_a_report_carries_a_picture_only_when_the_board_changed_since_the_last_one(tmp_path):
     """Every player gets every report, so the last picture he got shows the board where this report's span
     began: a report of phases that moved nothing sends none."""
-    settings = replace(Settings(), maildir=tmp_path, board_pictures=True)
+    settings = replace(Settings(), gather_minutes=0, maildir=tmp_path, board_pictures=True)
     start = fold(new_game("g1"), create("g1", [(1, "Ann", None), (2, "Ben", None), (3, "Cy", None)], {},
                                          commitment("s"), Draws("s")))
     assert report_picture(start, start, settings) is None

@@ -42,7 +42,7 @@ def world(tmp_path_factory):
     """One SQLite database for the module; each case plays its own game in it."""
     root = tmp_path_factory.mktemp("corpus")
     url = f"sqlite:///{root / 'pbem.sqlite'}"
-    settings = replace(Settings(), db_url=url, maildir=root / "mail", listen_port=0, bounce_limit=99)
+    settings = replace(Settings(), gather_minutes=0, db_url=url, maildir=root / "mail", listen_port=0, bounce_limit=99)
     db = make_engine(url)
     ensure_schema(db)
     yield db, settings

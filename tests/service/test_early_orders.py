@@ -20,7 +20,7 @@ STARTS = {"Italy": ("Etruria", "Roma"), "Crete": ("Knossos", "Phaestos"), "Thrac
 
 
 def test_moves_sent_before_ones_turn_wait_through_ship_building_and_are_played_in_census_order(sqlite_url, tmp_path):
-    settings = replace(Settings(), db_url=sqlite_url, maildir=tmp_path / "mail")
+    settings = replace(Settings(), gather_minutes=0, db_url=sqlite_url, maildir=tmp_path / "mail")
     db = make_engine(sqlite_url)
     ensure_schema(db)
     create_game(db, settings, "g1", PEOPLE, seed="early", now=T0)

@@ -68,7 +68,7 @@ def test_a_later_message_waits_for_the_earlier_one_of_its_sender(world):
 
 def test_two_workers_taking_one_message_apply_it_once_and_leave_it_done(postgres_url, tmp_path):
     """A worker starting up takes the backlog while another worker handles a message of it: they take turns."""
-    settings = replace(Settings(), db_url=postgres_url, maildir=tmp_path / "mail", board_pictures=False)
+    settings = replace(Settings(), gather_minutes=0, db_url=postgres_url, maildir=tmp_path / "mail", board_pictures=False)
     db = make_engine(postgres_url)
     ensure_schema(db)
     create_game(db, settings, "g1", PLAYERS, seed="s1", now=utc_now())

@@ -33,7 +33,7 @@ MODERATOR = "mod@example.org"
 
 @pytest.fixture
 def world(db_url, tmp_path):
-    settings = replace(Settings(), db_url=db_url, maildir=tmp_path / "mail", listen_port=0, bounce_limit=2)
+    settings = replace(Settings(), gather_minutes=0, db_url=db_url, maildir=tmp_path / "mail", listen_port=0, bounce_limit=2)
     db = make_engine(db_url)
     ensure_schema(db)
     yield db, settings

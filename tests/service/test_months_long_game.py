@@ -109,7 +109,7 @@ def notes(settings, address: str, word: str) -> list[str]:
 
 
 def test_three_turns_by_mail_with_absence_reminder_missed_deadline_replacement_pause_and_press(sqlite_url, tmp_path):
-    settings = replace(Settings(), db_url=sqlite_url, maildir=tmp_path / "mail", listen_port=0, board_pictures=False)
+    settings = replace(Settings(), gather_minutes=0, db_url=sqlite_url, maildir=tmp_path / "mail", listen_port=0, board_pictures=False)
     db = make_engine(sqlite_url)
     ensure_schema(db)
     g = Group(db, settings)

@@ -2,7 +2,7 @@
 
 Three players trade by mail through the running server (its clock held by the test). Africa and Italy
 each offer Crete a trade; Crete's trade prompt, brought up to date by each, waits in the outbox for
-``offers_gather_minutes`` and goes once, showing both. Africa offers again; Crete writes meanwhile (press
+``gather_minutes`` and goes once, showing both. Africa offers again; Crete writes meanwhile (press
 to Africa), and his answer carries the updated prompt at once, so nothing is left to follow it. Italy
 finishes trading while an update to him would wait: the update is taken back, never sent.
 """
@@ -69,7 +69,7 @@ def _set_trade_position(db, settings, now) -> None:
 
 def test_offers_to_a_player_wait_to_travel_together_and_his_own_letter_takes_them_at_once(world):
     db, settings = world
-    settings = replace(settings, offers_gather_minutes=GATHER)
+    settings = replace(settings, gather_minutes=GATHER)
     clock = [T0]
 
     async def scenario() -> None:

@@ -36,7 +36,7 @@ class Table:
     """One game brought to step 3a of the first turn, with what the tests ask of it."""
 
     def __init__(self, url: str, tmp_path, options: dict[str, str] | None = None) -> None:
-        self.settings = replace(Settings(), db_url=url, maildir=tmp_path / "mail")
+        self.settings = replace(Settings(), gather_minutes=0, db_url=url, maildir=tmp_path / "mail")
         self.db = make_engine(url)
         ensure_schema(self.db)
         create_game(self.db, self.settings, "g1", PEOPLE, seed="early", options=options, now=T0)
@@ -124,7 +124,7 @@ def test_a_game_may_hold_the_whole_message(sqlite_url, tmp_path):
 
 
 def test_the_errors_option_takes_step_or_hold(sqlite_url, tmp_path):
-    settings = replace(Settings(), db_url=sqlite_url, maildir=tmp_path / "mail")
+    settings = replace(Settings(), gather_minutes=0, db_url=sqlite_url, maildir=tmp_path / "mail")
     db = make_engine(sqlite_url)
     ensure_schema(db)
     with pytest.raises(GameError, match="errors takes step"):

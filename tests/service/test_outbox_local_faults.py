@@ -19,7 +19,7 @@ T0 = datetime(2026, 11, 26, 8, 0, tzinfo=timezone.utc)
 
 def test_letters_wait_out_a_maildir_that_cannot_be_written_however_long_and_go_once(tmp_path):
     url = f"sqlite:///{tmp_path / 'pbem.sqlite'}"
-    settings = replace(Settings(), db_url=url, maildir=tmp_path / "mail", board_pictures=False)
+    settings = replace(Settings(), gather_minutes=0, db_url=url, maildir=tmp_path / "mail", board_pictures=False)
     db = make_engine(url)
     ensure_schema(db)
     create_game(db, settings, "g1", PLAYERS, seed="spool", now=T0)

@@ -88,7 +88,7 @@ def world(tmp_path_factory):
     root = tmp_path_factory.mktemp("people")
     url = f"sqlite:///{root / 'pbem.sqlite'}"
     settings = replace(
-        Settings(), db_url=url, maildir=root / "mail", listen_port=0, bounce_limit=99, board_pictures=False
+        Settings(), gather_minutes=0, db_url=url, maildir=root / "mail", listen_port=0, bounce_limit=99, board_pictures=False
     )
     cheap = pytest.MonkeyPatch()
     cheap.setattr(store_games, "_SCRYPT_N", 2**4)

@@ -109,7 +109,7 @@ def test_two_workers_passing_the_clock_at_once_queue_the_reminder_once(postgres_
 
     A third session holds the game's lock until both passes wait for it (neither can have looked at the outbox
     yet), then lets them go; a pass that does not wait for the lock finishes first and fails the test."""
-    settings = replace(Settings(), db_url=postgres_url, maildir=tmp_path / "mail", listen_port=0, board_pictures=False)
+    settings = replace(Settings(), gather_minutes=0, db_url=postgres_url, maildir=tmp_path / "mail", listen_port=0, board_pictures=False)
     db = make_engine(postgres_url)
     ensure_schema(db)
     try:

@@ -39,7 +39,7 @@ NO_LIMIT = 1_073_741_823
 def full_world(tmp_path):
     """(engine, settings, limit): a game g1 on SQLite; ``limit["full"] = True`` stops the file from growing."""
     url = f"sqlite:///{tmp_path / 'pbem.sqlite'}"
-    settings = replace(Settings(), db_url=url, maildir=tmp_path / "mail", listen_port=0, board_pictures=False)
+    settings = replace(Settings(), gather_minutes=0, db_url=url, maildir=tmp_path / "mail", listen_port=0, board_pictures=False)
     db = make_engine(url)
     ensure_schema(db)
     create_game(db, settings, "g1", PLAYERS, seed="full", now=utc_now())
