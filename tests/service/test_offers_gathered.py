@@ -13,17 +13,12 @@ import asyncio
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
-from rules.casefile import position
-
-from pbem.rules.core.codec import state_to_json
-from pbem.rules.core.draws import Draws
-from pbem.rules.engine import ENGINE_VERSION, fold, pending, resume
-from pbem.service.batch import letters_for
+from pbem.rules.engine import pending
 from pbem.service.games import NewPlayer, create_game
-from pbem.service.projector import RECENT, load_state
 from pbem.service.server import PostOffice
 from pbem.store.unit_of_work import UnitOfWork
 
+from .hand_set import set_position
 from .mailclient import acks, letters, send, text_of, topic
 from .test_press_replies import client_reply
 
@@ -51,19 +46,7 @@ def _trade_letters(settings, name: str) -> list:
 
 
 def _set_trade_position(db, settings, now) -> None:
-    with UnitOfWork(db) as uow:
-        state = load_state(uow, "g1")
-        hand_set = position(TRADE)
-        nations = type(hand_set.nations)(
-            (name, replace(n, player_id=next(p.id for p in state.players if p.nation == name)))
-            for name, n in hand_set.nations.items())
-        at = replace(hand_set, game_id=state.game_id, version=state.version, players=state.players, nations=nations,
-                     options=state.options, seed_commitment=state.seed_commitment, revision=state.revision, turn=1)
-        at = replace(fold(at, resume(at, Draws("gathered"))), version=state.version, phase_began=state.version + 1)
-        uow.snapshots.save("g1", state.version, state_to_json(at), ENGINE_VERSION, now)
-        _, head = uow.events.head("g1")
-        letters_for(uow, settings, uow.games.get("g1"), now).new_prompts({}, at, head)
-    RECENT.forget()
+    _, at = set_position(db, settings, TRADE, "gathered", now)
     assert set(pending(at)) == {"africa", "italy", "crete"}
 
 

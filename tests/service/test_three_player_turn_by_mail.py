@@ -37,15 +37,13 @@ from dataclasses import replace
 
 from rules.casefile import position
 
-from pbem.rules.core.codec import state_to_json
-from pbem.rules.core.draws import Draws
-from pbem.rules.engine import ENGINE_VERSION, fold, pending, resume
-from pbem.service.batch import letters_for
+from pbem.rules.engine import pending
 from pbem.service.games import NewPlayer, create_game
 from pbem.service.projector import RECENT, load_state
 from pbem.service.server import PostOffice, utc_now
 from pbem.store.unit_of_work import UnitOfWork
 
+from .hand_set import set_position
 from .mailclient import acks as mail_acks, topic
 from .mailclient import holding, letters, send, text_of
 from .test_press_replies import DEAL, client_reply
@@ -82,30 +80,10 @@ def _email(name: str) -> str:
 
 
 def _set_trade_position(db, settings) -> int:
-    """Store the hand-set phase 7 as the game's latest snapshot, and mail its prompts as a phase start would.
-
-    The prompts are mailed here because the position never came out of a
-    phase the service played: without them the players would have no trade
-    letter to reply to. Returns the log's version, after which every event
-    is one the mail caused."""
-    now = utc_now()
-    with UnitOfWork(db) as uow:
-        state = load_state(uow, "g1")
-        hand_set = position(TRADE)
-        nations = type(hand_set.nations)(
-            (name, replace(n, player_id=next(p.id for p in state.players if p.nation == name)))
-            for name, n in hand_set.nations.items())
-        at = replace(hand_set, game_id=state.game_id, version=state.version, players=state.players, nations=nations,
-                     options=state.options, seed_commitment=state.seed_commitment, revision=state.revision, turn=1)
-        at = replace(fold(at, resume(at, Draws(SEED))), version=state.version)  # Crete is finished at once
-        # the phase begins with the first event after the snapshot, so its report replays from the hand-set position
-        at = replace(at, phase_began=state.version + 1)
-        uow.snapshots.save("g1", state.version, state_to_json(at), ENGINE_VERSION, now)
-        _, head = uow.events.head("g1")
-        letters_for(uow, settings, uow.games.get("g1"), now).new_prompts({}, at, head)
-    RECENT.forget()
+    """The hand-set phase 7 as the game's state (Crete is finished at once); the log's version before the mail."""
+    since, at = set_position(db, settings, TRADE, SEED, utc_now())
     assert set(pending(at)) == {"africa", "italy"}
-    return state.version
+    return since
 
 
 def _mine(settings, name: str, word: str) -> list:
