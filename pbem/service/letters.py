@@ -135,7 +135,7 @@ class Letters:
         auto_submitted: str | None = None,
         picture: Picture | None = None,
         digest: tuple[int, bool] | None = None,
-        update: object = False,
+        update: bool = False,
         news: bool = False,
     ) -> str:
         """Queue one letter, or join it to the letter this writer already queued for the same reader in this
@@ -188,7 +188,8 @@ class Letters:
         raw = self._build(state.game_id, recipient, part, rendered, picture)
         wait = timedelta(minutes=self.settings.gather_minutes)
         if update:  # a prompt's update: written over the one waiting, or waiting from now on (`new_prompts`)
-            if update is True:
+            waiting = self.waiting(state.game_id).of(UPDATE).get(recipient)
+            if waiting is None:
                 self.uow.outbox.enqueue(message_id=message_id, recipient=recipient, raw=raw, kind=UPDATE,
                                         game_id=state.game_id, now=self.now, send_at=self.now + wait)
                 self.waiting(state.game_id).remember(UPDATE, recipient, message_id)
@@ -374,7 +375,7 @@ class Letters:
             },
             f"prompt:{prompt.step}:{prompt.who}",
             message_id=waiting.message_id if update and waiting is not None else None,
-            update=waiting if update and waiting is not None else update,
+            update=update,
             reply_to=self.reply_to(state, player),
             in_reply_to=self.reports_sent.get(recipient),
             auto_submitted="auto-generated",

@@ -17,7 +17,7 @@ from pbem.rules.branches import superseded
 from pbem.rules.core.events import Event
 from pbem.rules.core.state import GameState, Player
 from pbem.rules.turn import phase_title
-from pbem.rules.view import neutral_question, question_gist, sees_prompt, view
+from pbem.rules.view import neutral_question, sees_prompt, view
 from pbem.store.unit_of_work import UnitOfWork
 from pbem.store.verify import verify_chain
 

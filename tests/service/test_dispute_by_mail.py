@@ -29,7 +29,7 @@ from pbem.service.projector import load_state
 from pbem.service.server import PostOffice
 from pbem.store.unit_of_work import UnitOfWork
 
-from .mailclient import latest, letters, send, text_of, topic, topic
+from .mailclient import latest, letters, send, text_of, topic
 
 PLAYERS = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", "ben@example.net"), NewPlayer("Cy", "cy@example.com")]
 MODERATOR = "mod@example.org"
@@ -174,7 +174,7 @@ def test_a_disputed_move_is_found_explained_previewed_undone_and_proved_by_mail(
         assert in_force, order
         for address, (subject, said) in last_told.items():  # every date his newest letter naming one gives
             assert set(said) == {in_force}, (order, address, subject, said)
-    assert "The hash chain is whole" in told and f"Your head is version " in told
+    assert "The hash chain is whole" in told and "Your head is version " in told
     assert "\nNOW ON FILE FOR YOU\n  You play " in told
     # the moderator reads who is asked in a line each, not their prompts' rules
     assert all("\nWHO IS ASKED NOW\n  Asked now: " in answer for answer in replies["moderator"])

@@ -198,7 +198,7 @@ def test_replace_hands_the_seat_to_a_new_player_and_the_old_reply_address_stops_
     assert "YOUR POSITION" in welcome and "STATUS: Setup, " in welcome and "Still asked: Dora: " in welcome
     assert "HAND: you hold nothing yet" in welcome and "BOARD:" in welcome
     due = topic(prompt_letter).rsplit("your orders, ", 1)[1]
-    assert "Your orders are asked now: " in welcome and f"Due: 2026-11-27 08:00 UTC." in welcome
+    assert "Your orders are asked now: " in welcome and "Due: 2026-11-27 08:00 UTC." in welcome
     assert f'The next letter, "your orders, {due}", holds the order block: reply to that letter' in welcome
     assert "SECRET " in welcome
     # the prompt is the letter itself, with its order block, and comes after the start letter

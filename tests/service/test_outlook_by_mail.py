@@ -26,7 +26,7 @@ from pbem.service.projector import load_state
 from pbem.service.server import PostOffice, utc_now
 from pbem.store.unit_of_work import UnitOfWork
 
-from .mailclient import holding, last_ack, latest, letters, send, text_of, topic
+from .mailclient import holding, last_ack, latest, send, text_of, topic
 
 BEN = "ben@example.net"
 PLAYERS = [NewPlayer("Ann", "ann@example.org"), NewPlayer("Ben", BEN), NewPlayer("Cy", "cy@example.com")]

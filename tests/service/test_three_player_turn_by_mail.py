@@ -33,9 +33,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from dataclasses import replace
-
-from rules.casefile import position
 
 from pbem.rules.engine import pending
 from pbem.service.games import NewPlayer, create_game

@@ -36,7 +36,7 @@ from typing import Any
 from pbem.rules.core.draws import Draws
 from pbem.rules.core.events import Event
 from pbem.rules.core.frozen import replace
-from pbem.rules.core.phase import PhaseRules, acting_nation, defaulted, phase_ended
+from pbem.rules.core.phase import PhaseRules, acting_nation, phase_ended
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
 
 from pbem.rules.core.events import Event
 from pbem.rules.core.phase import defaulted
