@@ -37,7 +37,11 @@ PACKAGES: dict[str, set[str]] = {
     },
     "pbem.cli": {
         "pbem.rules", "pbem.orders", "pbem.store", "pbem.mail", "pbem.audit", "pbem.service", "pbem.picture",
-        "pbem.spool", "pbem.escaping",
+        "pbem.spool", "pbem.escaping", "pbem.web",
+    },
+    # The web is an entry point beside the command line (DESIGN.md §5b): the same use cases, over HTTP.
+    "pbem.web": {
+        "pbem.rules", "pbem.store", "pbem.mail", "pbem.audit", "pbem.service", "pbem.picture", "pbem.escaping",
     },
     # The `pbem` command's first step: the spool (pbem.spool) or the whole CLI, loaded only when needed.
     "pbem.launcher": {"pbem.service", "pbem.spool", "pbem.cli"},

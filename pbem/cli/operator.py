@@ -54,11 +54,11 @@ def _take_in_the_spool(ctx: Context) -> None:
         say(f"also handled {len(outcomes)} message(s) a stopped server left in {spool.folder}")
 
 
-def _listen(text: str) -> tuple[str, int]:
-    """HOST:PORT (or :PORT, or PORT) for `serve --listen`, checked: a port is 0 to 65535."""
+def _listen(text: str, flag: str = "--listen") -> tuple[str, int]:
+    """HOST:PORT (or :PORT, or PORT) for `serve --listen` and `--http`, checked: a port is 0 to 65535."""
     host, _, port = text.rpartition(":")
     if not port.isdigit() or not 0 <= int(port) <= 65535:
-        fail(f"--listen takes HOST:PORT with a port from 0 to 65535, not {text!r}")
+        fail(f"{flag} takes HOST:PORT with a port from 0 to 65535, not {text!r}")
     return host.strip("[]") or "127.0.0.1", int(port)
 
 
@@ -67,25 +67,31 @@ def _listen(text: str) -> tuple[str, int]:
 @click.option("--lmtp", is_flag=True, help="Speak LMTP instead of SMTP (behind Postfix).")
 @click.option("--relay", default=None, help="smtp://host:port or smtp+starttls://user:pass@host:587 for outgoing mail.")
 @click.option("--maildir", default=None, type=click.Path(path_type=Path), help="Deliver outgoing mail here when no relay is set.")
+@click.option("--http", "http", default=None, help="HOST:PORT where the games' pages are served too (docs/web.md).")
 @pass_ctx
-def serve(ctx: Context, listen: str | None, lmtp: bool, relay: str | None, maildir: Path | None) -> None:
-    """Run the inbound mail server, the outbox sender and the deadline clock."""
+def serve(ctx: Context, listen: str | None, lmtp: bool, relay: str | None, maildir: Path | None,
+          http: str | None) -> None:
+    """Run the inbound mail server, the outbox sender and the deadline clock (and the games' pages)."""
     from dataclasses import replace
 
     from pbem.service.server import serve_forever
     from pbem.service.settings import load_settings
     from pbem.service.telemetry import log_to_journal_or_stderr
+    from pbem.web.app import pages_beside
 
     overrides: dict[str, object] = {"relay_url": relay, "maildir": maildir, "protocol": "lmtp" if lmtp else None}
     if listen:
         overrides["listen_host"], overrides["listen_port"] = _listen(listen)
+    if http:
+        host, port = _listen(http, "--http")
+        overrides["http_listen"] = f"{host}:{port}"
     settings = replace(ctx.settings, **{k: v for k, v in overrides.items() if v is not None and k != "relay_url"})
     if relay is not None:
         settings = replace(settings, relay_url=load_settings(None, {}, {"relay_url": relay})[0].relay_url)
     transport(ctx)  # a relay URL it cannot use, or a Maildir it cannot make, fails now, before listening
     log_to_journal_or_stderr()
     try:
-        asyncio.run(serve_forever(ctx.db, settings))
+        asyncio.run(serve_forever(ctx.db, settings, pages_beside(settings) if settings.http_listen else None))
     except KeyboardInterrupt:
         pass
 

@@ -260,6 +260,15 @@ class InboundServer:
         if inspect.isawaitable(result):
             await result
 
+    async def on_own_loop(self, work: Awaitable[None]) -> None:
+        """Await ``work`` on the loop this server takes mail on (its thread's, when started with `start`): a
+        message that came by another door is stored under the same per-sender locks as the mail."""
+        controller = self._controller
+        if controller is None:
+            await work
+            return
+        await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, controller.loop))
+
     # -- SMTP parameters ----------------------------------------------------
 
     def _smtp_kwargs(self) -> dict:

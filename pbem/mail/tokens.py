@@ -52,6 +52,8 @@ __all__ = [
     "press_reply_shaped",
     "press_reply_token",
     "parse_reply_address",
+    "page_token",
+    "page_token_matches",
     "reply_address",
     "reply_token",
     "secret_in",
@@ -91,6 +93,36 @@ def reply_token(key: bytes | str, game_id: str, player_id: int, generation: int 
     seat = f"{game_id}:{player_id}" if not generation else f"{game_id}:{player_id}:{generation}"
     digest = hmac.new(key, seat.encode("utf-8"), hashlib.sha256).hexdigest()
     return digest[:TOKEN_LENGTH]
+
+
+#: Who a page link is for: a seat ("p3"), an observer by his number ("o2"), or the moderator ("moderator").
+_READER_RE = re.compile(r"^(?:[po][1-9][0-9]{0,17}|moderator)$")
+
+
+def page_token(key: bytes | str, game_id: str, reader: str, generation: int = 0) -> str:
+    """The 32 hex digits of one reader's link to a game's page (pbem/web): an HMAC of the game, the reader and
+    the link's generation under the game's key, labelled apart from every reply token.
+
+    Longer than a reply token: a link is typed by nobody and may be tried by anyone who finds the server, so
+    it carries 128 bits. ``generation`` counts what revokes the links of this reader (a seat handed over, a
+    REVOKE by the moderator): each one mints new links and the old ones stop working.
+    """
+    _check_game_id(game_id)
+    if not isinstance(reader, str) or not _READER_RE.match(reader):
+        raise ValueError(f"page reader must be p<seat>, o<observer> or moderator, got {reader!r}")
+    if isinstance(key, str):
+        key = key.encode("utf-8")
+    if not key:
+        raise ValueError("the game key must not be empty")
+    digest = hmac.new(key, f"{game_id}:page:{reader}:{generation}".encode("utf-8"), hashlib.sha256)
+    return digest.hexdigest()[:2 * TOKEN_LENGTH]
+
+
+def page_token_matches(key: bytes | str, game_id: str, reader: str, generation: int, given: str) -> bool:
+    """Whether ``given`` is the current link token of ``reader`` (compared in constant time)."""
+    if not _READER_RE.match(reader or "") or not given.isascii():
+        return False
+    return hmac.compare_digest(page_token(key, game_id, reader, generation).encode("ascii"), given.encode("ascii"))
 
 
 def reply_address(key: bytes, game_id: str, player_id: int, domain: str, local: str = "pbem", generation: int = 0) -> str:

@@ -60,6 +60,12 @@ def seat_generation(state: GameState, player_id: int) -> int:
     return held[0] if held else 0
 
 
+def link_revocations(state: GameState, reader: str) -> int:
+    """How many times the moderator revoked a reader's page links (REVOKE): "p3", "o2" or "moderator"."""
+    held = state.table.get(f"links:{reader}")
+    return held[0] if held else 0
+
+
 def timezone_of(state: GameState, player_id: int) -> str:
     """The time zone a player set (TIMEZONE), else UTC."""
     held = state.table.get(f"timezone:{player_id}")

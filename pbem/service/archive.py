@@ -44,7 +44,8 @@ from pbem.rules.view import check_viewer, normalise_viewer, view
 from pbem.store.events import RecordedEvent
 
 __all__ = [
-    "Explainer", "TurnPage", "archive_files", "check_out", "explanation_lines", "seat_notes", "turn_pages", "viewer_label",
+    "Explainer", "TurnPage", "archive_files", "check_out", "explanation_lines", "nation_rows", "seat_notes", "turn_pages",
+    "viewer_label",
     "write_archive",
 ]
 
@@ -150,7 +151,7 @@ def _page(env: jinja2.Environment, name: str, **context: Any) -> str:
     return escape_controls(env.get_template(name).render(**context))
 
 
-def _nation_rows(seen: Mapping[str, Any]) -> list[dict[str, Any]]:
+def nation_rows(seen: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The nations' table of a view, one row per nation, with its proper name and the hand as this viewer may know it."""
     proper = {p["nation"].lower(): p["nation"] for p in seen["players"] if p.get("nation")}
     rows = []
@@ -260,7 +261,7 @@ def archive_files(
             **common,
             turn=turn,
             seen=at_end,
-            nations=_nation_rows(at_end),
+            nations=nation_rows(at_end),
             previous=turns[i - 1] if i > 0 else None,
             next=turns[i + 1] if i + 1 < len(turns) else None,
         )

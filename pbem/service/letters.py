@@ -27,6 +27,7 @@ from .asks import prompt_context
 from .combined import RANK, Part, combine, most_pressing
 from .deadline_text import deadline_in, short_deadline
 from .digests import GATHERED, digest_id, gather, part_of
+from .links import letter_link
 from .pictures import prompt_picture
 from .positions import others_positions, own_position, report_span
 from .press_replies import invitation
@@ -145,7 +146,8 @@ class Letters:
         or an answer that refused nothing joins his held letter of the turn instead (`digests`). ``news``: a
         report to a player asked nothing now, which waits for what follows it (`waiting`); a letter that goes
         now takes any news waiting for its reader along."""
-        context = {**context, "board_cid": picture.content_id if picture is not None else None}
+        context = {**context, "board_cid": picture.content_id if picture is not None else None,
+                   "page_link": letter_link(self.uow, self.settings, self.reply_key, state, recipient)}
         rendered = self.renderer.render(kind, context)
         message_id = message_id or make_message_id(f"{state.game_id}:{state.version}:{purpose}:{recipient}", self.settings.domain)
         # a prompt's first line says what is asked and by when: a letter it joins opens with it
@@ -570,7 +572,8 @@ class Letters:
         """A short letter; ``first``: it opens the recipient's thread of the game when none was opened yet;
         ``in_reply_to``: the message it answers, so it shows as the answer to it; ``turn``: news of the play in
         that turn, which joins the turn's thread (a letter about the table alone has a subject of its own)."""
-        rendered = self.renderer.render("notice", {"game": game, "title": title, "lines": list(lines)})
+        rendered = self.renderer.render("notice", {"game": game, "title": title, "lines": list(lines),
+                                                   "page_link": letter_link(self.uow, self.settings, self.reply_key, game, recipient)})
         message_id = self.notice_id(purpose, recipient)
         if first and game and self.uow.outbox.by_message_id(self.thread_root(game, recipient)) is None:
             message_id = self.thread_root(game, recipient)

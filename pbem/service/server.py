@@ -21,7 +21,7 @@ import contextlib
 import logging
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import datetime, timezone
 
@@ -112,6 +112,12 @@ class PostOffice:
     @property
     def port(self) -> int:
         return self.inbound.port
+
+    async def accept_message(self, raw: bytes, mail_from: str, rcpt_tos: list[str]) -> None:
+        """Store a message that came by another door than SMTP (a page's order form) and queue it, exactly as
+        one the mail server took, on the mail server's loop: raises `Deferred` while the database cannot be
+        written."""
+        await self.inbound.on_own_loop(self._accept(raw, mail_from, rcpt_tos))
 
     async def _accept(self, raw: bytes, mail_from: str, rcpt_tos: list[str]) -> None:
         """Called by the SMTP/LMTP server (on its own loop) before it answers 250.
@@ -430,8 +436,16 @@ class PostOffice:
         self._held.close()
 
 
-async def serve_forever(db: Engine, settings: Settings) -> None:
-    """Run until SIGTERM (systemd, a container runtime) or SIGINT: stop listening, finish what is in hand."""
+#: Something more `pbem serve` runs beside the mail (the web pages, pbem.web): started with the post office,
+#: it gives back what stops it.
+Beside = Callable[["PostOffice"], Awaitable[Callable[[], Awaitable[None]]]]
+
+
+async def serve_forever(db: Engine, settings: Settings, beside: Beside | None = None) -> None:
+    """Run until SIGTERM (systemd, a container runtime) or SIGINT: stop listening, finish what is in hand.
+
+    ``beside``: started once the post office runs, on the same loop (the web pages: an entry point above
+    this layer, so handed in by the command that composes them)."""
     # The handlers come first: a signal that arrived between the start and their installation used to raise
     # KeyboardInterrupt past office.stop(), and the SMTP server's thread then kept the process alive for ever.
     stopping = asyncio.Event()
@@ -440,9 +454,14 @@ async def serve_forever(db: Engine, settings: Settings) -> None:
         loop.add_signal_handler(signum, stopping.set)
     office = PostOffice(db, settings)
     await office.start()
+    stop_beside = None
     try:
         log.info("listening for %s on %s:%s", settings.protocol.upper(), settings.listen_host, office.port)
+        if beside is not None:
+            stop_beside = await beside(office)
         await stopping.wait()
         log.info("stopping")
     finally:
+        if stop_beside is not None:
+            await stop_beside()
         await office.stop()

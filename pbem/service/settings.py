@@ -59,10 +59,25 @@ class Settings:
     #: Minutes a letter that asks nothing (a report to a player asked nothing now, a trade prompt brought up to
     #: date by an offer) waits for what follows it to the same reader (0: every letter at once; pbem/service/waiting.py).
     gather_minutes: int = 15
+    #: HOST:PORT where `pbem serve` answers HTTP for the games' pages (None: no web; pbem/web).
+    http_listen: str | None = None
+    #: The public address of those pages as players reach them (behind a proxy); None: http://HOST:PORT.
+    web_url: str | None = None
 
     @property
     def sender(self) -> str:
         return f"{self.local_part}@{self.domain}"
+
+    @property
+    def web_base(self) -> str | None:
+        """Where letters' links point (no trailing slash): ``web_url``, else the address `--http` listens on,
+        else None (no link in letters)."""
+        if self.web_url:
+            return self.web_url.rstrip("/")
+        if self.http_listen:
+            host, _, port = self.http_listen.rpartition(":")
+            return f"http://{host or '127.0.0.1'}:{port}"
+        return None
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
@@ -122,6 +137,12 @@ SETTINGS: tuple[Setting, ...] = (
             "report to a player asked nothing now (the next prompt or answer takes it along), and a trade "
             "prompt brought up to date by an offer (the offers of one round of trading arrive in one letter). "
             "0: every letter at once.", high=24 * 60),
+    Setting("http_listen", "web", "listen", "PBEM_HTTP_LISTEN", "text",
+            "HOST:PORT where `pbem serve` also serves each game's page to its readers (`pbem serve --http` says "
+            "the same). Empty: no web pages, and letters carry no link (docs/web.md)."),
+    Setting("web_url", "web", "url", "PBEM_WEB_URL", "url",
+            "The pages' public address, as players reach them through the reverse proxy that holds TLS "
+            "(https://civ.example.org). Empty: http://HOST:PORT of web.listen. Each letter links its reader there."),
     Setting("listen_host", "listen", "host", "PBEM_LISTEN_HOST", "text",
             "Where `pbem serve` listens for mail (127.0.0.1 behind a local Postfix)."),
     Setting("listen_port", "listen", "port", "PBEM_LISTEN_PORT", "int",
@@ -176,6 +197,19 @@ def _convert(setting: Setting, raw: Any, where: str) -> Any:
         if scheme not in RELAY_SCHEMES:
             raise SettingsError(f"{where}: unsupported relay scheme {scheme or text!r}; use " + ", ".join(f"{s}://" for s in RELAY_SCHEMES))
         return text
+    if setting.field in ("http_listen", "web_url") and not text:
+        return None
+    if setting.field == "http_listen":
+        host, sep, port = text.rpartition(":")
+        if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
+            raise SettingsError(f"{where} must be HOST:PORT with a port from 0 to 65535, not {text!r}")
+        return f"{host.strip('[]') or '127.0.0.1'}:{int(port)}"
+    if setting.field == "web_url":
+        parts = urlsplit(text)
+        if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+            raise SettingsError(f"{where} must be an http:// or https:// address without ?query or #fragment, "
+                                f"not {text!r}")
+        return text.rstrip("/")
     if setting.field == "db_url":
         scheme = urlsplit(text).scheme.lower()
         if scheme not in DB_SCHEMES:

@@ -64,6 +64,39 @@ def make_engine(url: str, **kwargs) -> Engine:
     return create_engine(url, **kwargs)
 
 
+def make_reader(url: str) -> Engine:
+    """An engine for reading only, beside the writers: the web pages' (pbem/web).
+
+    On SQLite a unit of work of `make_engine`'s holds the one write lock from
+    its first statement, so a page read through it would keep every message
+    waiting. A reader's transactions begin DEFERRED and the connection is
+    ``query_only``: each reads one snapshot of the WAL while writers go on,
+    and a bug that tried to write would fail instead of taking the lock.
+    PostgreSQL readers never block writers: the usual engine serves.
+    """
+    url = normalize_url(url)
+    if make_url(url).get_backend_name() != "sqlite":
+        return make_engine(url)
+    engine = create_engine(url)
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, connection_record):  # noqa: ARG001
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+            cursor.execute("PRAGMA query_only = ON")
+        finally:
+            cursor.close()
+
+    def do_begin(dialect, dbapi_connection) -> None:  # noqa: ARG001
+        if not dbapi_connection.in_transaction:
+            dbapi_connection.execute("BEGIN")
+
+    engine.dialect.do_begin = types.MethodType(do_begin, engine.dialect)
+    return engine
+
+
 def _configure_sqlite(engine: Engine) -> None:
     """Pragmas on every new connection, and ``BEGIN IMMEDIATE`` transactions.
 

@@ -1,0 +1,270 @@
+"""A game's live page for one reader (pbem/web): who may open it, and what it shows at a version.
+
+Why here, in the service layer: a page joins the store (the log, snapshots,
+the seats' addresses), the per-viewer views of the rules, the audit's
+history and explanations and the board picture, as a letter does; the web
+entry point (`pbem.web`) only routes requests to these use cases.
+
+A link is a signed token per reader and game (`pbem.mail.tokens.page_token`,
+made with the game's key as reply addresses are). It names a seat (``p3``),
+an observer by his number (``o2``) or the moderator. It stops working when
+the seat changes hands (REPLACE), when its player is kicked, when an observer
+is dismissed, and when the moderator revokes it (REVOKE); ``LINK`` by mail
+sends the reader his current one. Every refusal is the same `None`, so a
+caller cannot tell a wrong game from a wrong token.
+
+What a page shows is built from the same per-viewer views as the letters
+(`pbem.rules.view`, `positions`, `asks`, `pbem.audit.history`), so a page
+holds only what its reader may know at the version shown.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from email.message import EmailMessage
+from email.utils import format_datetime
+from typing import Any
+
+from pbem.audit.explain import explain
+from pbem.audit.history import history
+from pbem.mail.tokens import page_token, page_token_matches, reply_address
+from pbem.picture import board_svg
+from pbem.rules import engine as rules
+from pbem.rules.core.state import GameState, Player
+from pbem.rules.table import kicked, observers, seat_generation, timezone_of
+from pbem.rules.turn import phase_title
+from pbem.rules.view import sees_prompt, view, viewer_label
+from pbem.store.events import RecordedEvent
+from pbem.store.unit_of_work import UnitOfWork
+
+from .archive import nation_rows
+from .asks import prompt_context
+from .deadline_text import deadline_in
+from .links import link_generation
+from .positions import own_position, others_positions
+from .projector import load_state
+from .settings import Settings
+
+__all__ = ["Opened", "PageCache", "board", "explanation", "form_proof", "game_page", "new_form_id", "open_page",
+           "orders_message"]
+
+#: Log entries shown beside the board: those of the version's own turn, at most this many around it.
+ENTRIES_AROUND = 40
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A link that opened: the game as it stands now and who reads it."""
+
+    game_id: str
+    reader: str  # "p3", "o2", "moderator"
+    viewer: str  # "player:egypt", "observer", "moderator"
+    state: GameState  # now
+    player: Player | None  # the seat, for a player's link
+    name: str  # who the reader is, in words
+    moderator_email: str
+    key: bytes  # the game's key: the page's forms are signed with it (never shown)
+
+
+def _viewer(state: GameState, reader: str) -> tuple[str, Player | None, str] | None:
+    """(viewer, seat, name) of a reader who is in the game now, else None."""
+    if reader == "moderator":
+        return "moderator", None, "the moderator"
+    number = int(reader[1:])
+    if reader.startswith("o"):
+        name = observers(state).get(number)
+        return None if name is None else ("observer", None, f"{name}, observer")
+    seat = next((p for p in state.players if p.id == number), None)
+    if seat is None or seat.id in kicked(state):
+        return None
+    viewer = f"player:{seat.nation.lower()}" if seat.nation else "observer"
+    return viewer, seat, f"{seat.name} ({seat.nation})" if seat.nation else seat.name
+
+
+def form_proof(opened: Opened, key: bytes, form_id: str) -> str:
+    """What a page's form carries beside its id to show it was made by this server for this link (CSRF): an
+    HMAC of the reader's current link and the form's id. A form of a revoked link no longer proves anything."""
+    token = page_token(key, opened.game_id, opened.reader, link_generation(opened.state, opened.reader))
+    return hmac.new(key, f"{token}:form:{form_id}".encode("ascii"), hashlib.sha256).hexdigest()[:32]
+
+
+def open_page(uow: UnitOfWork, game_id: str, reader: str, token: str) -> Opened | None:
+    """The game and its reader if ``token`` is this reader's current link to it; None for anything else."""
+    if len(game_id) > 64 or len(token) > 64:
+        return None
+    game = uow.games.get(game_id)
+    if game is None:
+        return None
+    try:
+        state = load_state(uow, game_id)
+    except (LookupError, ValueError):
+        return None
+    try:
+        found = _viewer(state, reader) if reader == "moderator" or reader[1:].isdigit() else None
+    except (ValueError, IndexError):
+        found = None
+    if found is None:
+        return None
+    key = bytes.fromhex(game.reply_secret)
+    if not page_token_matches(key, game_id, reader, link_generation(state, reader), token):
+        return None
+    viewer, seat, name = found
+    return Opened(game_id, reader, viewer, state, seat, name, game.moderator_email, key)
+
+
+class PageCache:
+    """The log and its history as one reader sees it, kept per game head: a history step reads neither again.
+
+    Keyed by the chain head, so a new event makes a new entry and nothing stale is ever shown; bounded, so a
+    server with many games keeps only the ones read lately. One per web application (one per process).
+    """
+
+    def __init__(self, size: int = 32) -> None:
+        self.size = size
+        self._logs: OrderedDict[tuple[str, str], list[RecordedEvent]] = OrderedDict()
+        self._entries: OrderedDict[tuple[str, str, str], list[dict[str, Any]]] = OrderedDict()
+
+    def _keep(self, kept: OrderedDict, key: tuple, value: Any) -> Any:
+        kept[key] = value
+        kept.move_to_end(key)
+        while len(kept) > self.size:
+            kept.popitem(last=False)
+        return value
+
+    def log(self, uow: UnitOfWork, state: GameState) -> list[RecordedEvent]:
+        key = (state.game_id, str(state.version))
+        if key in self._logs:
+            self._logs.move_to_end(key)
+            return self._logs[key]
+        return self._keep(self._logs, key, list(uow.events.read(state.game_id)))
+
+    def entries(self, uow: UnitOfWork, state: GameState, viewer: str) -> list[dict[str, Any]]:
+        key = (state.game_id, str(state.version), viewer)
+        if key in self._entries:
+            self._entries.move_to_end(key)
+            return self._entries[key]
+        return self._keep(self._entries, key, history(state.game_id, self.log(uow, state), viewer))
+
+
+def _turn_starts(entries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The first version the reader may see of each turn (setup is turn 0): the page's turn jumps."""
+    starts: dict[int, int] = {}
+    for entry in entries:
+        starts.setdefault(entry["turn"], entry["version"])
+    return [{"turn": t, "title": f"Turn {t}" if t else "Setup", "version": v} for t, v in sorted(starts.items())]
+
+
+def _nearby(entries: Sequence[dict[str, Any]], version: int, turn: int) -> list[dict[str, Any]]:
+    """The entries of the shown version's turn, up to it, the last ENTRIES_AROUND of them, newest first."""
+    shown = [e for e in entries if e["turn"] == turn and e["version"] <= version]
+    return list(reversed(shown[-ENTRIES_AROUND:]))
+
+
+def game_page(uow: UnitOfWork, cache: PageCache, opened: Opened, version: int | None = None) -> dict[str, Any]:
+    """What the reader's page shows at ``version`` (default: now): the context of templates/web/game.html.
+
+    ValueError for a version outside the log. The board, positions and log are the reader's view at that
+    version; the open prompt and its order form only at the latest version, where orders can be given.
+    """
+    now = opened.state
+    latest = now.version
+    version = latest if version is None else version
+    if not 1 <= version <= latest:
+        raise ValueError(f"version {version} is outside the log: 1 to {latest}")
+    state = now if version == latest else load_state(uow, opened.game_id, upto=version)
+    viewer = opened.viewer
+    entries = cache.entries(uow, now, viewer)
+    seen = view(state, viewer)
+    nation = opened.player.nation if opened.player is not None else None
+    asks = []
+    mine = None
+    for prompt in rules.pending(state).values():
+        who = state.player(prompt.player_id)
+        entry = {"player": who.name, "nation": who.nation or "", "step": phase_title(state, state.phase)}
+        if sees_prompt(state, viewer, prompt):
+            entry["question"] = prompt.question.split(":", 1)[0]
+        asks.append(entry)
+        if opened.player is not None and prompt.player_id == opened.player.id and version == latest:
+            mine = prompt_context(state, prompt, phase_title(state, state.phase))
+    zone = timezone_of(state, opened.player.id) if opened.player is not None else None
+    deadline, due = deadline_in(state.deadline, zone)
+    return {
+        "game": opened.game_id,
+        "reader": opened.name,
+        "viewer": viewer,
+        "viewer_label": viewer_label(viewer, viewer),
+        "version": version,
+        "latest": latest,
+        "at_latest": version == latest,
+        "turn": state.turn,
+        "phase": phase_title(state, state.phase) if state.players else "",
+        "finished": state.finished,
+        "own": own_position(state, nation) if nation and nation in state.nations else [],
+        "others": others_positions(state, viewer, nation) if nation else [],
+        "nations": [] if nation else nation_rows(seen),
+        "asks": asks,
+        "deadline": deadline if asks else None,
+        "due": due if asks else None,
+        "prompt": mine,
+        "entries": _nearby(entries, version, state.turn),
+        "turns": _turn_starts(entries),
+        "previous": version - 1 if version > 1 else None,
+        "next": version + 1 if version < latest else None,
+        "variants": seen.get("variants", []),
+        "moderator": viewer == "moderator",
+    }
+
+
+def board(uow: UnitOfWork, opened: Opened, version: int | None = None) -> str:
+    """The board as the reader sees it at ``version`` (default: now), as SVG. ValueError outside the log."""
+    latest = opened.state.version
+    version = latest if version is None else version
+    if not 1 <= version <= latest:
+        raise ValueError(f"version {version} is outside the log: 1 to {latest}")
+    state = opened.state if version == latest else load_state(uow, opened.game_id, upto=version)
+    return board_svg(state, opened.viewer)
+
+
+def explanation(uow: UnitOfWork, cache: PageCache, opened: Opened, version: int) -> dict[str, Any]:
+    """Why the event at ``version`` happened, as the reader may read it. LookupError when he may not see it."""
+    entries = cache.entries(uow, opened.state, opened.viewer)
+    entry = next((e for e in entries if e["version"] == version), None)
+    if entry is None:
+        raise LookupError(f"no entry {version} this reader may see")
+    told = explain(opened.game_id, cache.log(uow, opened.state), version, opened.viewer)
+    return {"game": opened.game_id, "reader": opened.name, "entry": entry, "lines": list(told.lines)}
+
+
+def new_form_id(now: datetime, random_hex: str) -> str:
+    """A form's id: the second it was made (8 hex digits), then 24 random ones. The mail a form sends is
+    dated by it, so sending the same form again makes the same message, stored once."""
+    return f"{int(now.timestamp()):08x}{random_hex[:24]}"
+
+
+def orders_message(uow: UnitOfWork, settings: Settings, opened: Opened, text: str, form_id: str
+                   ) -> tuple[bytes, str, list[str]]:
+    """The orders a player wrote in his page's form, as the mail his client would send: (message, envelope
+    sender, recipients). From his address of record to his reply address, so they take the mail path whole:
+    stored first, deduplicated (one Message-ID and one date per form shown: the same form sent twice is the
+    same message, stored once), read and answered by mail."""
+    if opened.player is None:
+        raise PermissionError("only a player's page sends orders")
+    if not (len(form_id) == 32 and all(c in "0123456789abcdef" for c in form_id)):
+        raise ValueError("a form's id is 32 hex digits")
+    game = uow.games.get(opened.game_id)
+    row = uow.players.by_id(opened.player.id)
+    to = reply_address(bytes.fromhex(game.reply_secret), opened.game_id, opened.player.id, settings.domain,
+                       settings.local_part, seat_generation(opened.state, opened.player.id))
+    message = EmailMessage()
+    message["From"] = row.email
+    message["To"] = to
+    message["Subject"] = f"Orders for {opened.game_id} from the game's page"
+    message["Date"] = format_datetime(datetime.fromtimestamp(int(form_id[:8], 16), tz=timezone.utc))
+    message["Message-ID"] = f"<web.{form_id}@{settings.domain}>"
+    message.set_content(text.replace("\r\n", "\n").rstrip("\n") + "\n")
+    return bytes(message), row.email, [to]
