@@ -191,7 +191,7 @@ def game_page(uow: UnitOfWork, cache: PageCache, opened: Opened, version: int | 
         asks.append(entry)
         if opened.player is not None and prompt.player_id == opened.player.id and version == latest:
             mine = prompt_context(state, prompt, phase_title(state, state.phase))
-    zone = timezone_of(state, opened.player.id) if opened.player is not None else None
+    zone = timezone_of(state, opened.player.id) if opened.player is not None else "UTC"
     deadline, due = deadline_in(state.deadline, zone)
     return {
         "game": opened.game_id,

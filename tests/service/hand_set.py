@@ -30,7 +30,8 @@ def set_position(db, settings, case: dict, seed: str, now: datetime, game_id: st
             (name, replace(n, player_id=next(p.id for p in state.players if p.nation == name)))
             for name, n in hand_set.nations.items())
         at = replace(hand_set, game_id=state.game_id, version=state.version, players=state.players, nations=nations,
-                     options=state.options, seed_commitment=state.seed_commitment, revision=state.revision, turn=1)
+                     options=state.options, seed_commitment=state.seed_commitment, revision=state.revision, turn=1,
+                     deadline=state.deadline)  # the step's deadline, as a phase begun in play has one
         at = replace(fold(at, resume(at, Draws(seed))), version=state.version)  # what the phase does at once
         # the phase begins with the first event after the snapshot, so its report replays from the hand-set position
         at = replace(at, phase_began=state.version + 1)
