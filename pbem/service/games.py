@@ -377,7 +377,7 @@ def take_orders(
                 isinstance(line.command, RollBack) and line.command.confirmed):
             try:  # ROLLBACK is first previewed; CONFIRM applies the latest preview (`rollback`)
                 if isinstance(line.command, RollBack):
-                    receipt.help.append(preview(batch, line.command))
+                    receipt.help.append(preview(batch.uow, batch.state, line.command))
                     previews += 1
                 else:
                     confirmed = previewed(batch, address_of_sender)

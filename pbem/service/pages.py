@@ -32,7 +32,7 @@ from typing import Any
 
 from pbem.audit.explain import explain
 from pbem.audit.history import history
-from pbem.mail.tokens import page_token, page_token_matches, reply_address
+from pbem.mail.tokens import MODERATOR, page_token, page_token_matches, reply_address
 from pbem.picture import board_svg
 from pbem.rules import engine as rules
 from pbem.rules.core.state import GameState, Player
@@ -248,23 +248,29 @@ def new_form_id(now: datetime, random_hex: str) -> str:
 
 def orders_message(uow: UnitOfWork, settings: Settings, opened: Opened, text: str, form_id: str
                    ) -> tuple[bytes, str, list[str]]:
-    """The orders a player wrote in his page's form, as the mail his client would send: (message, envelope
-    sender, recipients). From his address of record to his reply address, so they take the mail path whole:
-    stored first, deduplicated (one Message-ID and one date per form shown: the same form sent twice is the
-    same message, stored once), read and answered by mail."""
-    if opened.player is None:
-        raise PermissionError("only a player's page sends orders")
+    """The orders a reader wrote in his page's form, as the mail his client would send: (message, envelope
+    sender, recipients). A player's go from his address of record to his reply address, the moderator's
+    from his address to the moderator's reply address, so they take the mail path whole: stored first,
+    deduplicated (one Message-ID and one date per form shown: the same form sent twice is the same message,
+    stored once), read, and answered by mail. PermissionError for an observer, who gives no orders."""
+    if opened.player is None and opened.viewer != "moderator":
+        raise PermissionError("only a player's or the moderator's page sends orders")
     if not (len(form_id) == 32 and all(c in "0123456789abcdef" for c in form_id)):
         raise ValueError("a form's id is 32 hex digits")
     game = uow.games.get(opened.game_id)
-    row = uow.players.by_id(opened.player.id)
-    to = reply_address(bytes.fromhex(game.reply_secret), opened.game_id, opened.player.id, settings.domain,
-                       settings.local_part, seat_generation(opened.state, opened.player.id))
+    key = bytes.fromhex(game.reply_secret)
+    if opened.player is not None:
+        sender = uow.players.by_id(opened.player.id).email
+        to = reply_address(key, opened.game_id, opened.player.id, settings.domain, settings.local_part,
+                           seat_generation(opened.state, opened.player.id))
+    else:
+        sender = game.moderator_email
+        to = reply_address(key, opened.game_id, MODERATOR, settings.domain, settings.local_part)
     message = EmailMessage()
-    message["From"] = row.email
+    message["From"] = sender
     message["To"] = to
     message["Subject"] = f"Orders for {opened.game_id} from the game's page"
     message["Date"] = format_datetime(datetime.fromtimestamp(int(form_id[:8], 16), tz=timezone.utc))
     message["Message-ID"] = f"<web.{form_id}@{settings.domain}>"
     message.set_content(text.replace("\r\n", "\n").rstrip("\n") + "\n")
-    return bytes(message), row.email, [to]
+    return bytes(message), sender, [to]

@@ -56,31 +56,32 @@ PREVIEW_SUBJECT = "Rollback preview: reply CONFIRM to apply it"
 PREVIEW_HEADLINE = "moderator: nothing is rolled back yet. Read the preview below, then reply CONFIRM."
 
 
-def preview(batch: Batch, command: RollBack) -> str:
-    """What ``command`` would do, applied to nothing: the moderator reads it, then CONFIRMs.
+def preview(uow, state: GameState, command: RollBack) -> str:
+    """What ``command`` would do to the game at ``state``, applied to nothing: the moderator reads it, then
+    CONFIRMs (by mail, or from the console of his page, which reads it on a transaction that writes nothing).
 
     The rollback is decided against the whole log exactly as it would be
     recorded, and the position after it is folded the same way, so the
     preview is the outcome, not a guess. A Rejection says why it cannot be.
     """
-    game_id = batch.state.game_id
-    events = readable(batch.uow.events.read(game_id))
+    game_id = state.game_id
+    events = readable(uow.events.read(game_id))
     decided = roll_back(events, command, game_id)
     to = decided[0].data["to"]
-    after = fold_log(game_id, decided, start=batch.state, state_at=lambda v: load_state(batch.uow, game_id, upto=v))
+    after = fold_log(game_id, decided, start=state, state_at=lambda v: load_state(uow, game_id, upto=v))
     undone = [v for v in range(to + 1, len(events) + 1) if v not in superseded(events)]
     where = f"turn {after.turn}, {phase_title(after, after.phase)}" if after.turn else f"setup, {phase_title(after, after.phase)}"
     lines = [f"ROLLBACK previewed, nothing is applied yet: the game would go back to version {to} ({where}).",
              f"Undone: {len(undone)} event{'s' if len(undone) != 1 else ''}, versions {to + 1} to {len(events)}; "
              "they stay in the log, marked superseded."]
     if to < len(events):
-        first = rules.describe_event(load_state(batch.uow, game_id, upto=to), events[to], "moderator")
+        first = rules.describe_event(load_state(uow, game_id, upto=to), events[to], "moderator")
         if first:
             lines.append(f"The first of them: {to + 1}. {first}")
     for prompt in rules.pending(after).values():
         who = after.player(prompt.player_id)
         lines.append(f"Asked then: {who.name} ({who.nation or 'no nation yet'}): {question_gist(prompt.question)}")
-    changes = diff(view(batch.state, "moderator"), view(after, "moderator"))
+    changes = diff(view(state, "moderator"), view(after, "moderator"))
     lines.append("What would change:" if changes else "Nothing on the board would change.")
     lines += [f"- {c}" for c in changes[:PREVIEW_CHANGES]]
     if len(changes) > PREVIEW_CHANGES:

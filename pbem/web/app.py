@@ -38,6 +38,7 @@ from sqlalchemy import Engine
 from pbem.escaping import escape_controls
 from pbem.mail.server import Deferred
 from pbem.mail.render import default_templates_dir
+from pbem.service.console import console_order, rollback_preview
 from pbem.service.pages import (
     Opened, PageCache, board, explanation, form_proof, game_page, new_form_id, open_page, orders_message,
 )
@@ -128,6 +129,7 @@ class WebPages:
         app.router.add_get(link + "/board.svg", self.board)
         app.router.add_get(link + "/explain/{version:[0-9]{1,12}}", self.explain)
         app.router.add_post(link + "/orders", self.orders)
+        app.router.add_post(link + "/console", self.console)
         app.router.add_get("/static/{name}", self.static)
         return app
 
@@ -185,6 +187,8 @@ class WebPages:
     async def page(self, request: web.Request) -> web.Response:
         version = _version(request)
         form_id = new_form_id(self.clock(), secrets.token_hex(12))
+        wanted = request.query.get("preview", "")
+        reason = " ".join(request.query.get("reason", "").split())[:300]
 
         def use(uow: UnitOfWork, opened: Opened) -> dict[str, Any]:
             try:
@@ -193,6 +197,10 @@ class WebPages:
                 return {}
             context["form_id"] = form_id
             context["proof"] = form_proof(opened, opened.key, form_id)
+            context["preview"] = None
+            if opened.viewer == "moderator" and wanted.isdigit() and len(wanted) <= 9:
+                ok, text = rollback_preview(uow, opened, int(wanted), reason or "no reason given")
+                context["preview"] = {"ok": ok and bool(reason), "text": text, "version": wanted, "reason": reason}
             return context
 
         _opened, context = await self._read(request, use)
@@ -239,8 +247,8 @@ class WebPages:
             return web.Response(status=413, text="Orders of more than 64 KB are not taken; send them by mail.")
 
         def use(uow: UnitOfWork, opened: Opened) -> tuple[bytes, str, list[str]] | str:
-            if opened.player is None:
-                return "only a player's page sends orders"
+            if opened.player is None and opened.viewer != "moderator":
+                return "an observer's page sends no orders"
             if len(form_id) != 32 or not secrets.compare_digest(form_proof(opened, opened.key, form_id), proof):
                 return "this form was not made for this link (open the page again and send from there)"
             return orders_message(uow, self.settings, opened, text, form_id)
@@ -250,6 +258,34 @@ class WebPages:
             return web.Response(status=403, text=f"Not sent: {made}.")
         if not text.strip():
             raise web.HTTPSeeOther(location="./")
+        raw, sender, recipients = made
+        try:
+            await self.accept(raw, sender, recipients)
+        except Deferred:
+            return web.Response(status=503, text="Not sent: the server cannot store orders just now. Send them "
+                                "again in a few minutes, or by mail.", headers={"Retry-After": "120"})
+        raise web.HTTPSeeOther(location="./?sent=1")
+
+    async def console(self, request: web.Request) -> web.StreamResponse:
+        """One action of the moderator's console: the order it stands for, sent as his mail (pbem.service.console)."""
+        form = await request.post()
+        fields = {k: str(v) for k, v in form.items() if isinstance(v, str)}
+        form_id, proof = fields.get("form_id", ""), fields.get("proof", "")
+
+        def use(uow: UnitOfWork, opened: Opened) -> tuple[bytes, str, list[str]] | str:
+            if opened.viewer != "moderator":
+                return "only the moderator's page has a console"
+            if len(form_id) != 32 or not secrets.compare_digest(form_proof(opened, opened.key, form_id), proof):
+                return "this form was not made for this link (open the page again and send from there)"
+            try:
+                line = console_order(fields.get("action", ""), fields)
+            except ValueError as exc:
+                return str(exc)
+            return orders_message(uow, self.settings, opened, line, form_id)
+
+        _opened, made = await self._read(request, use)
+        if isinstance(made, str):
+            return web.Response(status=403 if "form" in made else 400, text=f"Not sent: {made}.")
         raw, sender, recipients = made
         try:
             await self.accept(raw, sender, recipients)

@@ -200,3 +200,59 @@ def test_the_moderators_page_and_a_tampered_link_in_the_browser(trading):
         _shot(driver, "not-found-390")
     finally:
         driver.quit()
+
+
+@pytest.fixture
+def setting_up(sqlite_url, tmp_path):
+    """A live server with its pages (SQLite), game g1 just created: one player is asked to place his start token."""
+    settings = replace(Settings(), db_url=sqlite_url, maildir=tmp_path / "mail", listen_port=0,
+                       board_pictures=False, gather_minutes=0)
+    db = make_engine(sqlite_url)
+    ensure_schema(db)
+    with LiveSite(db, settings) as site:
+        create_game(db, site.settings, "g1", PEOPLE, seed=SEED, moderator_email=MODERATOR, now=utc_now())
+        site.idle()
+        yield db, site
+    db.dispose()
+
+
+def test_the_moderator_previews_and_applies_a_rollback_in_the_console(setting_up):
+    db, site = setting_up
+    # whoever the place cards ask first (Ann, with this seed)
+    first = next(p for p in PEOPLE if 'id="asked"' in site.get(link_of(site.settings, p.email)).body)
+    driver = _browser(390, 844)
+    try:
+        wait = WebDriverWait(driver, 30)
+        # he places his start token from his page: the order block as the prompt filled it in
+        driver.get(link_of(site.settings, first.email))
+        wait.until(shown.presence_of_element_located((By.ID, "asked")))
+        driver.find_element(By.CSS_SELECTOR, "form.orders button[type=submit]").click()
+        wait.until(shown.presence_of_element_located((By.CSS_SELECTOR, "p.sent")))
+        site.idle()
+        with UnitOfWork(db) as uow:
+            before = [r.version for r in uow.events.read("g1")]
+        placed = before[-1]
+        assert placed > 3, "his orders were played"
+        # the moderator previews going back to before them, reads it, and applies it
+        driver.get(link_of(site.settings, MODERATOR))
+        form = driver.find_element(By.ID, "rollback")
+        form.find_element(By.NAME, "preview").send_keys("3")
+        form.find_element(By.NAME, "reason").send_keys("placed in the wrong area")
+        form.find_element(By.CSS_SELECTOR, "button").click()
+        wait.until(shown.presence_of_element_located((By.ID, "preview")))
+        said = driver.find_element(By.CSS_SELECTOR, "#preview pre").text
+        assert "nothing is applied yet" in said and "version 3" in said
+        with UnitOfWork(db) as uow:
+            assert [r.version for r in uow.events.read("g1")] == before, "a preview changes nothing"
+        _fits(driver)
+        _shot(driver, "console-rollback-preview-390")
+        driver.find_element(By.ID, "apply-rollback").click()
+        wait.until(shown.presence_of_element_located((By.CSS_SELECTOR, "p.sent")))
+        site.idle()
+        with UnitOfWork(db) as uow:
+            rolled = [r for r in uow.events.read("g1") if r.type == "RolledBack"]
+        assert len(rolled) == 1 and rolled[0].payload["to"] == 3
+        told = [m for m in letters(site.settings.maildir, first.email) if "rolled back" in text_of(m)]
+        assert told and "placed in the wrong area" in text_of(told[-1])
+    finally:
+        driver.quit()
