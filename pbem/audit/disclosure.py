@@ -171,7 +171,7 @@ RULES: dict[str, Rule] = {
     "DeadlineSet": PUBLIC, "DeadlinePassed": PUBLIC, "Moderated": PUBLIC, "AbsenceNoted": PUBLIC,
     "PlayerReplaced": PUBLIC, "PlayerKicked": PUBLIC, "KickLifted": PUBLIC,
     "TimezoneSet": Seat(), "MailPreferenceSet": Seat(), "OrdersQueued": Seat(), "QueuedOrdersTaken": Seat(),
-    "PressSent": _press, "MailBounced": OVERSEERS,
+    "PressSent": _press, "MailBounced": OVERSEERS, "LinksRevoked": OVERSEERS,
     "ObserverAsked": OVERSEERS, "ObserverJoined": PUBLIC, "ObserverLeft": _observer_left,
     # The log's own events.
     "SeedRevealed": _seed_revealed, "RolledBack": PUBLIC,

@@ -90,10 +90,10 @@ HELP_VERBS = ("HELP", "?")
 #: Questions any player may ask; written whole (ORDERS is not ORDER), answered by the service.
 #: Words a question may take beside numbers and names: a turn, a phase ("HISTORY turn 3 movement").
 MOMENT_WORDS = ALL_PHASE_WORDS | {"turn", "before", "to"}
-QUERY_VERBS = ("STATUS", "ORDERS", "HAND", "BOARD", "HISTORY", "MAP", "EXPLAIN", "VERIFY")
+QUERY_VERBS = ("STATUS", "ORDERS", "HAND", "BOARD", "HISTORY", "MAP", "EXPLAIN", "VERIFY", "LINK")
 #: Orders that must be written whole: their beginnings are everyday words ("See my answers below", "Roll on
 #: Friday"), and what they do (tell the seed, take the game back) must never be guessed from a word of prose.
-WHOLE_VERBS = ("SEED", "ROLLBACK", "CONFIRM", "MAIL")
+WHOLE_VERBS = ("SEED", "ROLLBACK", "CONFIRM", "MAIL", "REVOKE")
 
 
 #: No verb is longer; a longer first word is no order, and is not compared with every verb.

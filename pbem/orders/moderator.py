@@ -14,6 +14,7 @@ from pbem.rules.core.commands import (
     AdmitObserver,
     DismissObserver,
     Kick,
+    RevokeLinks,
     Moderate,
     PassDeadline,
     ReplacePlayer,
@@ -139,6 +140,24 @@ def _unkick(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Kick
     return Kick(player_id, " ".join(reason.split())[:300] or "back at the table", lift=True, seat=_named(state, player_id))
 
 
+def _revoke(state: GameState, actor: Actor, rest: str, notes: list[str]) -> RevokeLinks:
+    """``REVOKE <nation or player> <reason>``, ``REVOKE OBSERVER <number> <reason>``, ``REVOKE MODERATOR <reason>``:
+    that reader's page links stop working (a link forwarded by mistake, a phone lost)."""
+    _moderator_only(actor, "revoke a page link")
+    words = rest.split()
+    head = words[0].upper() if words else ""
+    if head == "MODERATOR":
+        reader, seat, reason = "moderator", "MODERATOR", " ".join(words[1:])
+    elif head == "OBSERVER":
+        number, reason = _observer(state, " ".join(words[1:]), "watching")
+        reader, seat = f"o{number}", f"OBSERVER {number}"
+    else:
+        player_id, reason = _seat_and_reason(state, rest)
+        reader, seat = f"p{player_id}", _named(state, player_id)
+    notes.append("the next letters to that reader carry a new link; LINK sends it at once")
+    return RevokeLinks(reader, _reason(reason, "REVOKE <nation>"), seat=seat)
+
+
 def _observer(state: GameState, rest: str, status: str | None) -> tuple[int, str]:
     """``<number or name> [reason]`` among the observers who asked (``status`` asked), watch, or either (None)."""
     known = {**observers(state, "asked"), **observers(state)} if status is None else observers(state, status)
@@ -222,6 +241,8 @@ VERBS: dict[str, tuple[Parser, str]] = {
     "REPLACE": (_replace, "REPLACE <nation> WITH <name> <email> <reason>  (moderator: hand a seat to someone new)"),
     "KICK": (_kick, "KICK <nation> <reason>  (moderator: the nation plays by its defaults from now on)"),
     "UNKICK": (_unkick, "UNKICK <nation> [reason]  (moderator: the player gives its orders again)"),
+    "REVOKE": (_revoke, "REVOKE <nation>|OBSERVER <n>|MODERATOR <reason>  (moderator: that reader's page links stop "
+                        "working; his next letters carry a new one)"),
     "APPROVE": (_approve, "APPROVE <observer>  (moderator: let someone who asked watch the game)"),
     "DENY": (_deny, "DENY <observer> [reason]  (moderator: turn a request away, or end an observer's watch)"),
     "ROLLBACK": (_rollback, "ROLLBACK <version>|BEFORE <version>|TO turn <n> [phase] <reason>  (moderator: take the game "
@@ -249,6 +270,7 @@ def _canonical_kick(c: Kick) -> str:
 CANONICAL = {
     PassDeadline: lambda c: f"DEADLINE {c.reason}".rstrip(),
     Kick: _canonical_kick,
+    RevokeLinks: lambda c: f"REVOKE {c.seat or c.reader} {c.reason}",
     AdmitObserver: lambda c: f"APPROVE {c.observer}",
     DismissObserver: lambda c: f"DENY {c.observer} {c.reason}".rstrip(),
     Moderate: _canonical,

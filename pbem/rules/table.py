@@ -18,6 +18,7 @@ from pbem.rules.core.commands import (
     AskToObserve,
     DismissObserver,
     Kick,
+    RevokeLinks,
     Moderate,
     NoteAbsence,
     NoteBounce,
@@ -195,6 +196,10 @@ def _apply_kicked(state: GameState, data: dict[str, Any]) -> GameState:
     return _kept(state, f"kicked:{data['player']}", (data["reason"],))
 
 
+def _apply_links_revoked(state: GameState, data: dict[str, Any]) -> GameState:
+    return _kept(state, f"links:{data['reader']}", (link_revocations(state, data["reader"]) + 1,))
+
+
 def _apply_kick_lifted(state: GameState, data: dict[str, Any]) -> GameState:
     return _kept(state, f"kicked:{data['player']}", None)
 
@@ -300,6 +305,23 @@ def _decide_kick(state: GameState, command: Kick) -> list[Event]:
     if out:
         raise Rejection(f"{_label(player)} was kicked already; his nation plays by its defaults")
     return [Event("PlayerKicked", {"player": command.player_id, "reason": command.reason})]
+
+
+def _reader_named(state: GameState, reader: str) -> str:
+    """A page's reader in words ("Egypt", "observer 2", "the moderator"); Rejection for one not at the table."""
+    if reader == "moderator":
+        return "the moderator"
+    kind, number = reader[:1], reader[1:]
+    if kind == "p" and number.isdigit():
+        return _label(_player(state, int(number)))
+    if kind == "o" and number.isdigit() and int(number) in observers(state):
+        return f"observer {number}"
+    raise Rejection(f"there is no reader {reader!r} of this game's page")
+
+
+def _decide_revoke(state: GameState, command: RevokeLinks) -> list[Event]:
+    _reader_named(state, command.reader)
+    return [Event("LinksRevoked", {"reader": command.reader, "reason": command.reason})]
 
 
 #: Requests to watch a game waiting for the moderator at once: a stranger's mail cannot swell the log.
@@ -422,6 +444,13 @@ def _tell_kicked(state: GameState, event: Event, viewer: str) -> str | None:
     return f"The moderator took {_label(who)} out of the game: {event.data['reason']}. {who.nation or 'The seat'} plays by its defaults."
 
 
+def _tell_links_revoked(state: GameState, event: Event, viewer: str) -> str | None:
+    if viewer not in _OVERSEERS:  # the moderator's own business: nobody else learns whose letter went astray
+        return None
+    who = _reader_named(state, event.data["reader"])
+    return f"The moderator revoked the page links of {who}: {event.data['reason']}. Later letters carry a new one."
+
+
 def _tell_kick_lifted(state: GameState, event: Event, viewer: str) -> str | None:
     who = state.player(event.data["player"])
     return f"The moderator gave {who.nation or 'the seat'} back to {who.name}" + (
@@ -477,6 +506,7 @@ RULES = PhaseRules(
         "AbsenceNoted": _apply_absence,
         "PlayerKicked": _apply_kicked,
         "KickLifted": _apply_kick_lifted,
+        "LinksRevoked": _apply_links_revoked,
         "ObserverAsked": _apply_observer_asked,
         "ObserverJoined": _apply_observer_joined,
         "ObserverLeft": _apply_observer_left,
@@ -493,6 +523,7 @@ RULES = PhaseRules(
         SendPress: _decide_press,
         NoteBounce: _decide_bounce,
         Kick: _decide_kick,
+        RevokeLinks: _decide_revoke,
         AskToObserve: _decide_ask,
         AdmitObserver: _decide_admit,
         DismissObserver: _decide_dismiss,
@@ -511,6 +542,7 @@ RULES = PhaseRules(
                                             d.get("reader"), d.get("reply", 0), d.get("blind", False)),
         "PlayerKicked": lambda s, d: Kick(d["player"], d["reason"]),
         "KickLifted": lambda s, d: Kick(d["player"], d["reason"], lift=True),
+        "LinksRevoked": lambda s, d: RevokeLinks(d["reader"], d["reason"]),
         "ObserverAsked": lambda s, d: AskToObserve(d["observer"], d["name"]),
         "ObserverJoined": lambda s, d: AdmitObserver(d["observer"], d.get("reason", "")),
         "ObserverLeft": lambda s, d: DismissObserver(d["observer"], d.get("reason", "")),
@@ -529,6 +561,7 @@ RULES = PhaseRules(
         "MailBounced": _tell_bounce,
         "PlayerKicked": _tell_kicked,
         "KickLifted": _tell_kick_lifted,
+        "LinksRevoked": _tell_links_revoked,
         "ObserverAsked": _tell_observer_asked,
         "ObserverJoined": _tell_observer_joined,
         "ObserverLeft": _tell_observer_left,

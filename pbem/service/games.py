@@ -52,6 +52,7 @@ from .origins import Letter, Said
 from .pictures import board_picture
 from .press_replies import PressReply, as_press, sent_press
 from .projector import load_state
+from .links import letter_link
 from .queries import answer as queries_answer
 from .rollback import PREVIEW_HEADLINE, PREVIEW_SUBJECT, after_rollback, preview, previewed, rolled_back
 from .screening import absences_ahead, newcomers_allowed, press_allowed
@@ -454,7 +455,9 @@ def take_orders(
                            for o in receipt.on_file]
     receipt.deadline = batch.state.deadline
     me = batch.state.player(player.id) if player else None
-    receipt.help.extend(queries_answer(uow, batch.state, me, verb, rest, receipt.on_file) for verb, rest in queries)
+    link = letter_link(uow, settings, bytes.fromhex(game.reply_secret), batch.state, address_of_sender) \
+        if any(verb == "LINK" for verb, _ in queries) else None
+    receipt.help.extend(queries_answer(uow, batch.state, me, verb, rest, receipt.on_file, link) for verb, rest in queries)
     address = address_of_sender
     letters.acknowledge(
         batch.state,

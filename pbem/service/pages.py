@@ -159,23 +159,28 @@ def _turn_starts(entries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"turn": t, "title": f"Turn {t}" if t else "Setup", "version": v} for t, v in sorted(starts.items())]
 
 
-def _nearby(entries: Sequence[dict[str, Any]], version: int, turn: int) -> list[dict[str, Any]]:
-    """The entries of the shown version's turn, up to it, the last ENTRIES_AROUND of them, newest first."""
-    shown = [e for e in entries if e["turn"] == turn and e["version"] <= version]
+def _nearby(entries: Sequence[dict[str, Any]], version: int) -> list[dict[str, Any]]:
+    """The entries of the shown version's turn (the turn of the newest entry up to it), up to that version,
+    the last ENTRIES_AROUND of them, newest first."""
+    upto = [e for e in entries if e["version"] <= version]
+    if not upto:
+        return []
+    turn = upto[-1]["turn"]
+    shown = [e for e in upto if e["turn"] == turn]
     return list(reversed(shown[-ENTRIES_AROUND:]))
 
 
 def game_page(uow: UnitOfWork, cache: PageCache, opened: Opened, version: int | None = None) -> dict[str, Any]:
     """What the reader's page shows at ``version`` (default: now): the context of templates/web/game.html.
 
-    ValueError for a version outside the log. The board, positions and log are the reader's view at that
+    LookupError for a version outside the log. The board, positions and log are the reader's view at that
     version; the open prompt and its order form only at the latest version, where orders can be given.
     """
     now = opened.state
     latest = now.version
     version = latest if version is None else version
     if not 1 <= version <= latest:
-        raise ValueError(f"version {version} is outside the log: 1 to {latest}")
+        raise LookupError(f"version {version} is outside the log: 1 to {latest}")
     state = now if version == latest else load_state(uow, opened.game_id, upto=version)
     viewer = opened.viewer
     entries = cache.entries(uow, now, viewer)
@@ -211,7 +216,7 @@ def game_page(uow: UnitOfWork, cache: PageCache, opened: Opened, version: int | 
         "deadline": deadline if asks else None,
         "due": due if asks else None,
         "prompt": mine,
-        "entries": _nearby(entries, version, state.turn),
+        "entries": _nearby(entries, version),
         "turns": _turn_starts(entries),
         "previous": version - 1 if version > 1 else None,
         "next": version + 1 if version < latest else None,
@@ -221,11 +226,11 @@ def game_page(uow: UnitOfWork, cache: PageCache, opened: Opened, version: int | 
 
 
 def board(uow: UnitOfWork, opened: Opened, version: int | None = None) -> str:
-    """The board as the reader sees it at ``version`` (default: now), as SVG. ValueError outside the log."""
+    """The board as the reader sees it at ``version`` (default: now), as SVG. LookupError outside the log."""
     latest = opened.state.version
     version = latest if version is None else version
     if not 1 <= version <= latest:
-        raise ValueError(f"version {version} is outside the log: 1 to {latest}")
+        raise LookupError(f"version {version} is outside the log: 1 to {latest}")
     state = opened.state if version == latest else load_state(uow, opened.game_id, upto=version)
     return board_svg(state, opened.viewer)
 

@@ -231,8 +231,13 @@ def _verify(uow: UnitOfWork, state: GameState, rest: str) -> str:
     return "\n".join(lines)
 
 
-def answer(uow: UnitOfWork, state: GameState, player: Player | None, verb: str, rest: str, on_file: list[str]) -> str:
-    """The answer to one query line, as the acknowledgement shows it."""
+def answer(uow: UnitOfWork, state: GameState, player: Player | None, verb: str, rest: str, on_file: list[str],
+           link: str | None = None) -> str:
+    """The answer to one query line, as the acknowledgement shows it; ``link``: the sender's page link (LINK)."""
+    if verb == "LINK":
+        if link is None:
+            return "LINK: this server shows no pages of its games (its operator has not set web.listen)."
+        return f"LINK: your page of the game, yours alone (a REVOKE by the moderator replaces it): {link}"
     if verb == "VERIFY":
         return _verify(uow, state, rest)
     if verb == "STATUS":

@@ -193,7 +193,7 @@ class WebPages:
         def use(uow: UnitOfWork, opened: Opened) -> dict[str, Any]:
             try:
                 context = game_page(uow, self.cache, opened, version)
-            except ValueError:
+            except LookupError:  # a version outside the log: as unknown as a wrong link
                 return {}
             context["form_id"] = form_id
             context["proof"] = form_proof(opened, opened.key, form_id)
@@ -215,7 +215,7 @@ class WebPages:
         def use(uow: UnitOfWork, opened: Opened) -> str | None:
             try:
                 return board(uow, opened, version)
-            except ValueError:
+            except LookupError:
                 return None
 
         _opened, svg = await self._read(request, use)
@@ -230,7 +230,7 @@ class WebPages:
         def use(uow: UnitOfWork, opened: Opened) -> dict[str, Any] | None:
             try:
                 return explanation(uow, self.cache, opened, version)
-            except (LookupError, ValueError):
+            except LookupError:  # no entry this reader may read at that version
                 return None
 
         _opened, context = await self._read(request, use)

@@ -187,3 +187,50 @@ def test_a_link_is_limited_to_so_many_requests_a_minute(trading):
     statuses = [site.get(ann + "?v=x").status for _ in range(121)]  # refused before any reading: quick
     assert statuses[:120] == [404] * 120 and statuses[120] == 429
     assert site.get(link_of(site.settings, _email("Ben"))).status == 200  # another link is not held back
+
+
+def _moderator_says(site, text: str) -> None:
+    letter = [m for m in letters(site.settings.maildir, MODERATOR) if m["Reply-To"]][-1]
+    send(site.smtp_port, reply_to_prompt(letter, MODERATOR, text), MODERATOR, [str(letter["Reply-To"])])
+    site.idle()
+
+
+def test_revoke_by_mail_ends_a_link_and_link_by_mail_sends_the_new_one(trading):
+    db, site = trading
+    settings = site.settings
+    ann, ben = link_of(settings, _email("Ann")), link_of(settings, _email("Ben"))
+    _moderator_says(site, "REVOKE Africa she forwarded a letter to her brother")
+    assert site.get(ann).status == 404
+    assert site.get(ben).status == 200, "only her links are revoked"
+    answer = text_of(letters(settings.maildir, MODERATOR)[-1])
+    assert "REVOKE Africa she forwarded a letter to her brother" in answer
+    # she asks for her link by mail: the answer holds a new one, which opens her page
+    prompt = [m for m in letters(settings.maildir, _email("Ann")) if m["Reply-To"]][-1]
+    send(site.smtp_port, reply_to_prompt(prompt, _email("Ann"), "LINK"), _email("Ann"), [str(prompt["Reply-To"])])
+    site.idle()
+    said = text_of(letters(settings.maildir, _email("Ann"))[-1])
+    fresh = re.search(r"LINK: your page of the game.*?(http://\S+/)", said, re.S).group(1)
+    assert fresh != ann and site.get(fresh).status == 200
+    # the moderator reads the revocation in his history; a player does not
+    assert "revoked the page links of Ann (Africa)" in site.get(link_of(settings, MODERATOR)).body
+    assert "revoked the page links" not in site.get(ben).body
+
+
+@pytest.fixture
+def created(world):
+    """A live server with its pages and game g1 just created (a log folded from its first event: no hand-set
+    position, which a page's history could not fold past its calamities)."""
+    db, settings = world
+    with LiveSite(db, settings) as site:
+        create_game(db, site.settings, "g1", PEOPLE, seed=SEED, moderator_email=MODERATOR, now=utc_now())
+        site.idle()
+        yield db, site
+
+
+def test_a_kicked_players_link_stops_working(created):
+    db, site = created
+    ann = link_of(site.settings, _email("Ann"))
+    _moderator_says(site, "KICK Africa gone for good")
+    assert site.get(ann).status == 404
+    _moderator_says(site, "UNKICK Africa back again")
+    assert site.get(ann).status == 200, "taken back, her link works again: it was never revoked"

@@ -121,6 +121,20 @@ class NoteAbsence:
 
 
 @dataclass(frozen=True)
+class RevokeLinks:
+    """The moderator revokes a reader's links to the game's page (pbem/web): the old ones stop working, his
+    next letters carry a new one, and LINK sends it to him.
+
+    ``reader``: ``p<seat>``, ``o<observer>`` or ``moderator``; ``seat``: how the order named him (not
+    recorded, like `Kick.seat`).
+    """
+
+    reader: str
+    reason: str
+    seat: str = ""
+
+
+@dataclass(frozen=True)
 class Kick:
     """The moderator takes a player out: his nation plays by its defaults (``lift``: it is his again).
 
