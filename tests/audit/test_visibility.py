@@ -62,6 +62,12 @@ from pbem.service.server import PostOffice
 from pbem.service.settings import Settings
 from pbem.store.database import ensure_schema, make_engine
 from pbem.store.unit_of_work import UnitOfWork
+from pbem.mail.tokens import page_token
+from pbem.rules import table
+from pbem.service.links import link_generation
+from pbem.service.pages import board, game_page, open_page
+from pbem.service.positions import calamity_names, hand_text
+from pbem.web.app import WebPages
 
 from . import knowledge
 from .knowledge import OVERSEERS, Cards, Knowledge, seat
@@ -609,3 +615,53 @@ def test_the_taker_of_a_city_is_not_told_the_size_of_the_hand_he_draws_from_unde
     for state, prompt in asked:
         rule = dict(state.options).get("public-hand-size", "seed")
         assert ("cards)" in prompt.question) == (rule == "seed"), prompt.question
+
+
+# -- the games' pages (issue 32) -----------------------------------------------------------------------------------
+
+
+def check_pages(game: Game, found: Findings, versions: int) -> None:
+    """Each reader's page and board (pbem/web) at ``versions`` versions spread over the game, from his own link:
+    the same checks as a view's, on the HTML and SVG the server would send."""
+    db = make_engine(game.played.db_url)
+    pages = WebPages(db, Settings(), _no_orders, clock=lambda: T0)
+    every = max(1, (len(game.states) - 1) // versions)
+    try:
+        with UnitOfWork(db) as uow:
+            state = load_state(uow, GAME)
+            key = bytes.fromhex(uow.games.get(GAME).reply_secret)
+            readers = [f"p{p.id}" for p in state.players] + ["moderator"]
+            readers += [f"o{n}" for n in table.observers(state)]
+            for reader in readers:
+                opened = open_page(uow, GAME, reader, page_token(key, GAME, reader, link_generation(state, reader)))
+                assert opened is not None, f"{reader}'s own link does not open"
+                for version in range(1, len(game.states), every):
+                    context = game_page(uow, pages.cache, opened, version)
+                    html = pages._render("game.html", **context, form_id="0" * 32, proof="0" * 32, sent=False,
+                                         preview=None)
+                    svg = board(uow, opened, version)
+                    found.checked["pages"] += 1
+                    for text, what in ((html, "page"), (svg, "board")):
+                        check_text(game, found, opened.viewer, version, text, f"v{version} {what} of {opened.viewer}",
+                                   prose=False)
+                    at = game.states[version]
+                    own = next((n for n in at.nations.values() if seat(n.name) == opened.viewer), None)
+                    for other in (n for n in at.nations.values() if opened.viewer not in OVERSEERS and n is not own):
+                        shown = f"Hand ({len(other.hand)}): {hand_text(other.hand, calamity_names(at))}."
+                        mine = own is not None and sorted(own.hand) == sorted(other.hand)
+                        if other.hand and not mine and shown in html:
+                            found.leak(f"v{version} page of {opened.viewer}: shows {other.name}'s hand")
+    finally:
+        db.dispose()
+
+
+async def _no_orders(raw: bytes, sender: str, recipients: list[str]) -> None:
+    raise AssertionError("a page read for the audit sends no orders")
+
+
+def test_every_page_shows_each_reader_only_what_he_may_know(games):
+    found = Findings()
+    for game in games:
+        check_pages(game, found, versions=200 if FULL else 40)
+    assert found.checked["pages"] >= 40 * 4 * len(games)
+    assert not found.leaks, f"{len(found.leaks)} leaks:\n" + "\n".join(found.leaks[:40])
