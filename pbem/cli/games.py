@@ -46,6 +46,32 @@ def game_create(ctx: Context, game_id: str, players: tuple[str, ...], options: t
     say(f"place-card order: {order}")
 
 
+@game.command("link")
+@click.argument("game_id")
+@click.argument("reader", default="moderator")
+@pass_ctx
+def game_link(ctx: Context, game_id: str, reader: str) -> None:
+    """Print READER's link to GAME's page: a nation or player, moderator (the default), auditor, or observer N.
+
+    The link is a key to what that reader may know: hand it to him alone. It needs web.url or web.listen
+    (docs/web.md); REVOKE by mail replaces it."""
+    from pbem.service.links import page_url, reader_named
+    from pbem.service.projector import load_state
+
+    if not ctx.settings.web_base:
+        fail("no web address is set: set web.url (or web.listen) in pbem.toml, or PBEM_WEB_URL (docs/web.md)")
+    with UnitOfWork(ctx.db) as uow:
+        row = uow.games.get(game_id)
+        if row is None:
+            fail(f"no game {game_id!r}")
+        state = load_state(uow, game_id)
+        try:
+            code = reader_named(state, reader)
+        except LookupError as exc:
+            fail(str(exc))
+        say(page_url(ctx.settings, bytes.fromhex(row.reply_secret), state, code))
+
+
 @game.command("list")
 @pass_ctx
 def game_list(ctx: Context) -> None:

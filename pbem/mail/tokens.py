@@ -95,8 +95,9 @@ def reply_token(key: bytes | str, game_id: str, player_id: int, generation: int 
     return digest[:TOKEN_LENGTH]
 
 
-#: Who a page link is for: a seat ("p3"), an observer by his number ("o2"), or the moderator ("moderator").
-_READER_RE = re.compile(r"^(?:[po][1-9][0-9]{0,17}|moderator)$")
+#: Who a page link is for: a seat ("p3"), an observer by his number ("o2"), the moderator, or the auditors
+#: (one link the moderator hands to whoever may audit the game).
+_READER_RE = re.compile(r"^(?:[po][1-9][0-9]{0,17}|moderator|auditor)$")
 
 
 def page_token(key: bytes | str, game_id: str, reader: str, generation: int = 0) -> str:
@@ -109,7 +110,7 @@ def page_token(key: bytes | str, game_id: str, reader: str, generation: int = 0)
     """
     _check_game_id(game_id)
     if not isinstance(reader, str) or not _READER_RE.match(reader):
-        raise ValueError(f"page reader must be p<seat>, o<observer> or moderator, got {reader!r}")
+        raise ValueError(f"page reader must be p<seat>, o<observer>, moderator or auditor, got {reader!r}")
     if isinstance(key, str):
         key = key.encode("utf-8")
     if not key:

@@ -141,13 +141,13 @@ def _unkick(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Kick
 
 
 def _revoke(state: GameState, actor: Actor, rest: str, notes: list[str]) -> RevokeLinks:
-    """``REVOKE <nation or player> <reason>``, ``REVOKE OBSERVER <number> <reason>``, ``REVOKE MODERATOR <reason>``:
-    that reader's page links stop working (a link forwarded by mistake, a phone lost)."""
+    """``REVOKE <nation or player> <reason>``, ``REVOKE OBSERVER <number> <reason>``, ``REVOKE MODERATOR <reason>``,
+    ``REVOKE AUDITOR <reason>``: that reader's page links stop working (a link forwarded by mistake, a phone lost)."""
     _moderator_only(actor, "revoke a page link")
     words = rest.split()
     head = words[0].upper() if words else ""
-    if head == "MODERATOR":
-        reader, seat, reason = "moderator", "MODERATOR", " ".join(words[1:])
+    if head in ("MODERATOR", "AUDITOR", "AUDITORS"):
+        reader, seat, reason = head.lower().rstrip("s"), head.rstrip("S"), " ".join(words[1:])
     elif head == "OBSERVER":
         number, reason = _observer(state, " ".join(words[1:]), "watching")
         reader, seat = f"o{number}", f"OBSERVER {number}"
@@ -241,7 +241,7 @@ VERBS: dict[str, tuple[Parser, str]] = {
     "REPLACE": (_replace, "REPLACE <nation> WITH <name> <email> <reason>  (moderator: hand a seat to someone new)"),
     "KICK": (_kick, "KICK <nation> <reason>  (moderator: the nation plays by its defaults from now on)"),
     "UNKICK": (_unkick, "UNKICK <nation> [reason]  (moderator: the player gives its orders again)"),
-    "REVOKE": (_revoke, "REVOKE <nation>|OBSERVER <n>|MODERATOR <reason>  (moderator: that reader's page links stop "
+    "REVOKE": (_revoke, "REVOKE <nation>|OBSERVER <n>|MODERATOR|AUDITOR <reason>  (moderator: that reader's page links stop "
                         "working; his next letters carry a new one)"),
     "APPROVE": (_approve, "APPROVE <observer>  (moderator: let someone who asked watch the game)"),
     "DENY": (_deny, "DENY <observer> [reason]  (moderator: turn a request away, or end an observer's watch)"),

@@ -309,8 +309,8 @@ def _decide_kick(state: GameState, command: Kick) -> list[Event]:
 
 def _reader_named(state: GameState, reader: str) -> str:
     """A page's reader in words ("Egypt", "observer 2", "the moderator"); Rejection for one not at the table."""
-    if reader == "moderator":
-        return "the moderator"
+    if reader in ("moderator", "auditor"):
+        return f"the {reader}" if reader == "moderator" else "the auditors"
     kind, number = reader[:1], reader[1:]
     if kind == "p" and number.isdigit():
         return _label(_player(state, int(number)))

@@ -18,7 +18,7 @@ from pbem.store.unit_of_work import UnitOfWork
 from .projector import load_state
 from .settings import Settings
 
-__all__ = ["link_generation", "page_url", "reader_for_address"]
+__all__ = ["letter_link", "link_generation", "page_url", "reader_for_address", "reader_named"]
 
 
 def link_generation(state: GameState, reader: str) -> int:
@@ -71,3 +71,22 @@ def letter_link(uow: UnitOfWork, settings: Settings, key: bytes, state: GameStat
     game = uow.games.get(state.game_id)
     reader = reader_for_address(uow, state, recipient, game.moderator_email) if game is not None else None
     return None if reader is None else page_url(settings, key, state, reader)
+
+
+def reader_named(state: GameState, words: str) -> str:
+    """The reader a person names ("Egypt", "Ann", "moderator", "auditor", "observer 2") as a link names him
+    ("p1", "moderator", "auditor", "o2"); LookupError in one line for anyone else."""
+    text = " ".join(words.split()).lower()
+    if text in ("moderator", "auditor"):
+        return text
+    if text.startswith("observer "):
+        number = text.split(" ", 1)[1].lstrip("#")
+        if number.isdigit() and int(number) in observers(state):
+            return f"o{int(number)}"
+        raise LookupError(f"no observer {number} watches {state.game_id}")
+    for player in state.players:
+        if text in ((player.nation or "").lower(), player.name.lower()):
+            return f"p{player.id}"
+    seats = ", ".join(p.nation or p.name for p in state.players)
+    raise LookupError(f"no reader {words!r} in {state.game_id}: a nation or player ({seats}), moderator, auditor, "
+                      "or observer N")

@@ -38,7 +38,7 @@ from pbem.rules import engine as rules
 from pbem.rules.core.state import GameState, Player
 from pbem.rules.table import kicked, observers, seat_generation, timezone_of
 from pbem.rules.turn import phase_title
-from pbem.rules.view import sees_prompt, view, viewer_label
+from pbem.rules.view import check_viewer, sees_prompt, view, viewer_label
 from pbem.store.events import RecordedEvent
 from pbem.store.unit_of_work import UnitOfWork
 
@@ -75,6 +75,9 @@ def _viewer(state: GameState, reader: str) -> tuple[str, Player | None, str] | N
     """(viewer, seat, name) of a reader who is in the game now, else None."""
     if reader == "moderator":
         return "moderator", None, "the moderator"
+    if reader == "auditor":  # reads what an observer reads until the game ends, then everything (docs/audit.md)
+        viewer = check_viewer(state, "auditor")
+        return viewer, None, "an auditor" if viewer == "auditor" else "an auditor (reading what an observer reads until the game ends)"
     number = int(reader[1:])
     if reader.startswith("o"):
         name = observers(state).get(number)
@@ -105,7 +108,7 @@ def open_page(uow: UnitOfWork, game_id: str, reader: str, token: str) -> Opened 
     except (LookupError, ValueError):
         return None
     try:
-        found = _viewer(state, reader) if reader == "moderator" or reader[1:].isdigit() else None
+        found = _viewer(state, reader) if reader in ("moderator", "auditor") or reader[1:].isdigit() else None
     except (ValueError, IndexError):
         found = None
     if found is None:

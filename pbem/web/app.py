@@ -39,6 +39,7 @@ from pbem.escaping import escape_controls
 from pbem.mail.server import Deferred
 from pbem.mail.render import default_templates_dir
 from pbem.service.console import console_order, rollback_preview
+from pbem.service.links import page_url
 from pbem.service.pages import (
     Opened, PageCache, board, explanation, form_proof, game_page, new_form_id, open_page, orders_message,
 )
@@ -198,6 +199,8 @@ class WebPages:
             context["form_id"] = form_id
             context["proof"] = form_proof(opened, opened.key, form_id)
             context["preview"] = None
+            context["auditor_link"] = page_url(self.settings, opened.key, opened.state, "auditor") \
+                if opened.viewer == "moderator" else None
             if opened.viewer == "moderator" and wanted.isdigit() and len(wanted) <= 9:
                 ok, text = rollback_preview(uow, opened, int(wanted), reason or "no reason given")
                 context["preview"] = {"ok": ok and bool(reason), "text": text, "version": wanted, "reason": reason}

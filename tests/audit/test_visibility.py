@@ -631,14 +631,14 @@ def check_pages(game: Game, found: Findings, versions: int) -> None:
             state = load_state(uow, GAME)
             key = bytes.fromhex(uow.games.get(GAME).reply_secret)
             readers = [f"p{p.id}" for p in state.players] + ["moderator"]
-            readers += [f"o{n}" for n in table.observers(state)]
+            readers += [f"o{n}" for n in table.observers(state)] + ["auditor"]
             for reader in readers:
                 opened = open_page(uow, GAME, reader, page_token(key, GAME, reader, link_generation(state, reader)))
                 assert opened is not None, f"{reader}'s own link does not open"
                 for version in range(1, len(game.states), every):
                     context = game_page(uow, pages.cache, opened, version)
                     html = pages._render("game.html", **context, form_id="0" * 32, proof="0" * 32, sent=False,
-                                         preview=None)
+                                         preview=None, auditor_link=None)
                     svg = board(uow, opened, version)
                     found.checked["pages"] += 1
                     for text, what in ((html, "page"), (svg, "board")):

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -33,6 +35,9 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support import expected_conditions as shown  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from audit.recorded_games import HERE as RECORDED  # noqa: E402
+from audit.recorded_games import load_into  # noqa: E402
+from audit.recorded_games import read as recorded_read  # noqa: E402
 from service.hand_set import set_position  # noqa: E402
 from service.mailclient import letters, text_of  # noqa: E402
 from service.test_three_player_turn_by_mail import PEOPLE, SEED, TRADE  # noqa: E402
@@ -256,3 +261,47 @@ def test_the_moderator_previews_and_applies_a_rollback_in_the_console(setting_up
         assert told and "placed in the wrong area" in text_of(told[-1])
     finally:
         driver.quit()
+
+
+def test_an_auditor_steps_through_a_recorded_game_and_opens_an_explanation(sqlite_url, tmp_path):
+    """A finished game recorded by an earlier engine (tests/audit/recorded), its auditors' link printed by
+    `pbem game link`, read in the browser: a turn jump, a step back by key, an explanation."""
+    settings = replace(Settings(), db_url=sqlite_url, maildir=tmp_path / "mail", listen_port=0,
+                       board_pictures=False, gather_minutes=0)
+    db = make_engine(sqlite_url)
+    ensure_schema(db)
+    game_id = load_into(db, recorded_read(RECORDED / "planner-3p-to-the-end.jsonl.gz"))
+    try:
+        with LiveSite(db, settings) as site:
+            printed = subprocess.run(
+                [str(Path(sys.executable).parent / "pbem"), "--db", sqlite_url, "game", "link", game_id, "auditor"],
+                capture_output=True, text=True, timeout=120,
+                env={**os.environ, "PBEM_HTTP_LISTEN": site.settings.http_listen, "PBEM_WEB_URL": ""})
+            assert printed.returncode == 0, printed.stderr
+            link = printed.stdout.strip()
+            assert link.startswith(site.base + f"/g/{game_id}/auditor/")
+            driver = _browser(1280, 800)
+            try:
+                wait = WebDriverWait(driver, 60)
+                driver.get(link)
+                assert "The game is over" in driver.find_element(By.CSS_SELECTOR, "p.version").text
+                nations = driver.find_element(By.ID, "nations").text
+                assert "hand: no cards" in nations or "," in nations  # an auditor of an ended game reads every hand
+                turns = driver.find_elements(By.CSS_SELECTOR, "nav.turns a")
+                assert len(turns) >= 10, [t.text for t in turns]
+                third = next(t for t in turns if t.text == "Turn 3")
+                target = third.get_attribute("href").split("v=")[1].split("#")[0]
+                third.click()
+                wait.until(lambda d: f"v={target}" in d.current_url)
+                driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_LEFT)
+                wait.until(lambda d: f"v={int(target) - 1}" in d.current_url)
+                assert f"Version {int(target) - 1} of" in driver.find_element(By.CSS_SELECTOR, "p.version").text
+                _fits(driver)
+                _shot(driver, "auditor-1280")
+                driver.find_element(By.CSS_SELECTOR, "ol.entries a.why").click()
+                wait.until(shown.presence_of_element_located((By.CSS_SELECTOR, "pre.explanation")))
+                assert driver.find_element(By.TAG_NAME, "h1").text.startswith("Why: v")
+            finally:
+                driver.quit()
+    finally:
+        db.dispose()
