@@ -31,7 +31,7 @@ from email.utils import format_datetime
 from typing import Any
 
 from pbem.audit.explain import explain
-from pbem.audit.history import history
+from pbem.audit.history import Told, history_after, history_told
 from pbem.mail.tokens import MODERATOR, page_token, page_token_matches, reply_address
 from pbem.picture import board_svg
 from pbem.rules import engine as rules
@@ -121,18 +121,20 @@ def open_page(uow: UnitOfWork, game_id: str, reader: str, token: str) -> Opened 
 
 
 class PageCache:
-    """The log and its history as one reader sees it, kept per game head: a history step reads neither again.
+    """Each game's log and each reader's history as far as they were read: a page reads only the events
+    recorded since the last one, and a history step reads none.
 
-    Keyed by the chain head, so a new event makes a new entry and nothing stale is ever shown; bounded, so a
+    What is kept is always a prefix of the log as it stands (checked by the chain hash of its last event), so
+    nothing stale is shown: a log that is not what was kept (a restored backup) is read afresh. Bounded, so a
     server with many games keeps only the ones read lately. One per web application (one per process).
     """
 
     def __init__(self, size: int = 32) -> None:
         self.size = size
-        self._logs: OrderedDict[tuple[str, str], list[RecordedEvent]] = OrderedDict()
-        self._entries: OrderedDict[tuple[str, str, str], list[dict[str, Any]]] = OrderedDict()
+        self._logs: OrderedDict[str, list[RecordedEvent]] = OrderedDict()
+        self._told: OrderedDict[tuple[str, str], Told] = OrderedDict()
 
-    def _keep(self, kept: OrderedDict, key: tuple, value: Any) -> Any:
+    def _keep(self, kept: OrderedDict, key: Any, value: Any) -> Any:
         kept[key] = value
         kept.move_to_end(key)
         while len(kept) > self.size:
@@ -140,18 +142,29 @@ class PageCache:
         return value
 
     def log(self, uow: UnitOfWork, state: GameState) -> list[RecordedEvent]:
-        key = (state.game_id, str(state.version))
-        if key in self._logs:
-            self._logs.move_to_end(key)
-            return self._logs[key]
-        return self._keep(self._logs, key, list(uow.events.read(state.game_id)))
+        """The game's whole log up to ``state``'s version, read from the store only past what was kept (the
+        last kept event read again, to be sure the kept log is still the log's beginning)."""
+        game_id, head = state.game_id, state.version
+        kept = self._logs.get(game_id)
+        if kept and len(kept) <= head:
+            since = uow.events.read(game_id, after=len(kept) - 1, upto=head)
+            if since and since[0].hash == kept[-1].hash:
+                return self._keep(self._logs, game_id, kept + since[1:])
+        return self._keep(self._logs, game_id, list(uow.events.read(game_id, upto=head)))
 
     def entries(self, uow: UnitOfWork, state: GameState, viewer: str) -> list[dict[str, Any]]:
-        key = (state.game_id, str(state.version), viewer)
-        if key in self._entries:
-            self._entries.move_to_end(key)
-            return self._entries[key]
-        return self._keep(self._entries, key, history(state.game_id, self.log(uow, state), viewer))
+        """The history ``viewer`` reads of the game up to ``state``, extended from what was told before."""
+        recorded = self.log(uow, state)
+        key = (state.game_id, viewer)
+        told = self._told.get(key)
+        if told is not None and told.version == len(recorded) and told.head == (recorded[-1].hash if recorded else ""):
+            self._told.move_to_end(key)
+            return told.entries
+        if told is not None and 0 < told.version < len(recorded) and told.head == recorded[told.version - 1].hash:
+            told = history_after(told, state.game_id, recorded, viewer)
+        else:
+            told = history_told(state.game_id, recorded, viewer)
+        return self._keep(self._told, key, told).entries
 
 
 def _turn_starts(entries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
