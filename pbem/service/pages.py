@@ -35,6 +35,7 @@ from pbem.audit.history import Told, history_after, history_told
 from pbem.mail.tokens import MODERATOR, page_token, page_token_matches, reply_address
 from pbem.picture import board_svg
 from pbem.rules import engine as rules
+from pbem.rules.core.events import Event
 from pbem.rules.core.state import GameState, Player
 from pbem.rules.table import kicked, observers, seat_generation, timezone_of
 from pbem.rules.turn import phase_title
@@ -132,6 +133,7 @@ class PageCache:
     def __init__(self, size: int = 32) -> None:
         self.size = size
         self._logs: OrderedDict[str, list[RecordedEvent]] = OrderedDict()
+        self._events: OrderedDict[str, tuple[list[Event], str]] = OrderedDict()
         self._told: OrderedDict[tuple[str, str], Told] = OrderedDict()
 
     def _keep(self, kept: OrderedDict, key: Any, value: Any) -> Any:
@@ -151,6 +153,17 @@ class PageCache:
             if since and since[0].hash == kept[-1].hash:
                 return self._keep(self._logs, game_id, kept + since[1:])
         return self._keep(self._logs, game_id, list(uow.events.read(game_id, upto=head)))
+
+    def events(self, uow: UnitOfWork, state: GameState) -> list[Event]:
+        """The log's events decoded, as far as `log` reads it; only the new ones decoded on each call (what was
+        decoded is kept with the hash of its last event, so a log that is not its continuation is decoded anew)."""
+        recorded = self.log(uow, state)
+        kept, last = self._events.get(state.game_id, ([], ""))
+        if len(kept) > len(recorded) or (kept and recorded[len(kept) - 1].hash != last):
+            kept = []
+        events = kept + [Event.from_payload(rec.type, rec.payload) for rec in recorded[len(kept):]]
+        self._keep(self._events, state.game_id, (events, recorded[-1].hash if recorded else ""))
+        return events
 
     def entries(self, uow: UnitOfWork, state: GameState, viewer: str) -> list[dict[str, Any]]:
         """The history ``viewer`` reads of the game up to ``state``, extended from what was told before."""
@@ -257,7 +270,13 @@ def explanation(uow: UnitOfWork, cache: PageCache, opened: Opened, version: int)
     entry = next((e for e in entries if e["version"] == version), None)
     if entry is None:
         raise LookupError(f"no entry {version} this reader may see")
-    told = explain(opened.game_id, cache.log(uow, opened.state), version, opened.viewer)
+    game_id = opened.game_id
+
+    def state_at(upto: int) -> GameState:  # from the nearest snapshot, not from the log's beginning
+        return rules.new_game(game_id) if upto == 0 else load_state(uow, game_id, upto=upto)
+
+    told = explain(game_id, cache.log(uow, opened.state), version, opened.viewer, state_at=state_at, now=opened.state,
+                   decoded=cache.events(uow, opened.state))
     return {"game": opened.game_id, "reader": opened.name, "entry": entry, "lines": list(told.lines)}
 
 

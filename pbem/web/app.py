@@ -111,13 +111,14 @@ class WebPages:
     """The pages of every game, for every reader who holds a link."""
 
     def __init__(self, db: Engine, settings: Settings, accept: Accept, *,
-                 clock: Callable[[], datetime], templates_dir: Path | None = None) -> None:
+                 clock: Callable[[], datetime], templates_dir: Path | None = None,
+                 per_link_a_minute: int = PER_LINK_A_MINUTE) -> None:
         self.db = db
         self.settings = settings
         self.accept = accept
         self.clock = clock
         self.cache = PageCache()
-        self.limits = Limits()
+        self.limits = Limits(per_link_a_minute)
         folder = Path(templates_dir) if templates_dir is not None else default_templates_dir() / "web"
         self.folder = folder
         self.env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(folder)), autoescape=True,

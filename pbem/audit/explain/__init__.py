@@ -17,7 +17,7 @@ modules of this package are named after the game's words: `conflict`,
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -112,22 +112,32 @@ def _when(state: GameState) -> str:
 
 
 def explain(game_id: str, recorded: Sequence[RecordedEvent], version: int, viewer: str, *,
-            found: Mapping[int, Mapping[str, Any]] | None = None) -> Explanation:
+            found: Mapping[int, Mapping[str, Any]] | None = None,
+            state_at: Callable[[int], GameState] | None = None, now: GameState | None = None,
+            decoded: Sequence[Event] | None = None) -> Explanation:
     """Explain the event at ``version`` of the game's whole log to ``viewer``.
 
     ``found``: where an input of an older log came from, by version, as the
     caller looked it up (its inbox); an input's own metadata says it since
     orders are recorded with their line (`origin`). ValueError (one line) for
-    a version outside the log or an unknown viewer.
+    a version outside the log or an unknown viewer. ``state_at`` (the state
+    after so many events, rollbacks followed, as the store's snapshots give
+    it) and ``now`` (the game at the log's end) save folding the log from
+    its beginning: a page of a long game explains an entry without it; ``decoded``, the log's events already
+    read from ``recorded`` (a page keeps them), saves reading them again.
     """
-    events = _events(game_id, recorded)
+    events = list(decoded) if decoded is not None and len(decoded) == len(recorded) else _events(game_id, recorded)
     if not 1 <= version <= len(events):
         span = f"versions 1 to {len(events)}" if events else "it has no events yet"
         raise ValueError(f"version {version} is outside the log of {game_id}: {span}")
     start = _input(events, version)
-    at_start = _state_before(game_id, events, start) if start is not None else None
-    before = _state_before(game_id, events, version, at_start)
-    now = _state_before(game_id, events, len(events) + 1, before)
+    if state_at is not None:
+        at_start = state_at(start - 1) if start is not None else None
+        before = state_at(version - 1)
+    else:
+        at_start = _state_before(game_id, events, start) if start is not None else None
+        before = _state_before(game_id, events, version, at_start)
+    now = now if now is not None else _state_before(game_id, events, len(events) + 1, before)
     asked, viewer = viewer, check_viewer(now, viewer)
     after = _state_before(game_id, events, version + 1, before)
     undone = superseded(events).get(version)
