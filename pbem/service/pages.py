@@ -32,6 +32,7 @@ from typing import Any
 
 from pbem.audit.explain import explain
 from pbem.audit.history import Told, history_after, history_told
+from pbem.audit.transfer import dump_line, export_records
 from pbem.mail.tokens import MODERATOR, page_token, page_token_matches, reply_address
 from pbem.picture import board_svg
 from pbem.rules import engine as rules
@@ -49,10 +50,11 @@ from .deadline_text import deadline_in
 from .links import link_generation
 from .positions import own_position, others_positions
 from .projector import load_state
+from .verification import verify_lines
 from .settings import Settings
 
-__all__ = ["Opened", "PageCache", "board", "explanation", "form_proof", "game_page", "new_form_id", "open_page",
-           "orders_message"]
+__all__ = ["Opened", "PageCache", "board", "explanation", "export_text", "form_proof", "game_page", "new_form_id",
+           "open_page", "orders_message", "verify_page"]
 
 #: Log entries shown beside the board: those of the version's own turn, at most this many around it.
 ENTRIES_AROUND = 40
@@ -188,6 +190,16 @@ def _turn_starts(entries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"turn": t, "title": f"Turn {t}" if t else "Setup", "version": v} for t, v in sorted(starts.items())]
 
 
+def _phase_starts(entries: Sequence[dict[str, Any]], version: int) -> list[dict[str, Any]]:
+    """The phases begun in the shown version's turn, each with the version it began at: the page's phase jumps."""
+    upto = [e for e in entries if e["version"] <= version]
+    if not upto:
+        return []
+    turn = upto[-1]["turn"]
+    return [{"title": e["text"].split(": ", 1)[-1].removesuffix(" begins."), "version": e["version"]}
+            for e in entries if e["turn"] == turn and e["type"] == "PhaseBegan"]
+
+
 def _nearby(entries: Sequence[dict[str, Any]], version: int) -> list[dict[str, Any]]:
     """The entries of the shown version's turn (the turn of the newest entry up to it), up to that version,
     the last ENTRIES_AROUND of them, newest first."""
@@ -246,6 +258,7 @@ def game_page(uow: UnitOfWork, cache: PageCache, opened: Opened, version: int | 
         "due": due if asks else None,
         "prompt": mine,
         "entries": _nearby(entries, version),
+        "phases": _phase_starts(entries, version),
         "turns": _turn_starts(entries),
         "previous": version - 1 if version > 1 else None,
         "next": version + 1 if version < latest else None,
@@ -278,6 +291,22 @@ def explanation(uow: UnitOfWork, cache: PageCache, opened: Opened, version: int)
     told = explain(game_id, cache.log(uow, opened.state), version, opened.viewer, state_at=state_at, now=opened.state,
                    decoded=cache.events(uow, opened.state))
     return {"game": opened.game_id, "reader": opened.name, "entry": entry, "lines": list(told.lines)}
+
+
+def verify_page(uow: UnitOfWork, cache: PageCache, opened: Opened) -> dict[str, Any]:
+    """`pbem verify` as the page's reader may run it (`verification`): the context of templates/web/verify.html."""
+    recorded = cache.log(uow, opened.state)
+    ended = uow.games.get(opened.game_id).secret_seed if opened.state.finished else None
+    ok, lines = verify_lines(opened.game_id, recorded, cache.events(uow, opened.state), ended)
+    return {"game": opened.game_id, "reader": opened.name, "ok": ok, "lines": lines,
+            "version": opened.state.version}
+
+
+def export_text(uow: UnitOfWork, cache: PageCache, opened: Opened, now: datetime) -> str:
+    """`pbem export --as` the page's reader: the game's log as JSON lines, what he may not read withheld."""
+    game = uow.games.get(opened.game_id)
+    records = export_records(game, cache.log(uow, opened.state), opened.viewer, exported_at=now.isoformat())
+    return "".join(dump_line(record) + "\n" for record in records)
 
 
 def new_form_id(now: datetime, random_hex: str) -> str:

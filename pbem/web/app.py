@@ -41,7 +41,8 @@ from pbem.mail.render import default_templates_dir
 from pbem.service.console import console_order, rollback_preview
 from pbem.service.links import page_url
 from pbem.service.pages import (
-    Opened, PageCache, board, explanation, form_proof, game_page, new_form_id, open_page, orders_message,
+    Opened, PageCache, board, explanation, export_text, form_proof, game_page, new_form_id, open_page, orders_message,
+    verify_page,
 )
 from pbem.service.server import Beside, PostOffice
 from pbem.service.settings import Settings
@@ -118,6 +119,7 @@ class WebPages:
         self.accept = accept
         self.clock = clock
         self.cache = PageCache()
+        self._verified: dict[tuple[str, int], dict[str, Any]] = {}
         self.limits = Limits(per_link_a_minute)
         folder = Path(templates_dir) if templates_dir is not None else default_templates_dir() / "web"
         self.folder = folder
@@ -130,6 +132,8 @@ class WebPages:
         app.router.add_get(link + "/", self.page)
         app.router.add_get(link + "/board.svg", self.board)
         app.router.add_get(link + "/explain/{version:[0-9]{1,12}}", self.explain)
+        app.router.add_get(link + "/verify", self.verify)
+        app.router.add_get(link + "/export.jsonl", self.export)
         app.router.add_post(link + "/orders", self.orders)
         app.router.add_post(link + "/console", self.console)
         app.router.add_get("/static/{name}", self.static)
@@ -241,6 +245,30 @@ class WebPages:
         if context is None:
             raise web.HTTPNotFound(text=_NOT_FOUND)
         return web.Response(content_type="text/html", text=self._render("explain.html", **context))
+
+    async def verify(self, request: web.Request) -> web.Response:
+        """`pbem verify` on the game's log, as far as this reader may: the chain always, the draws once the
+        seed is public. Kept per chain head: the same log is not re-derived twice."""
+
+        def use(uow: UnitOfWork, opened: Opened) -> dict[str, Any]:
+            key = (opened.game_id, opened.state.version)
+            if key not in self._verified:
+                self._verified = {key: verify_page(uow, self.cache, opened)}  # one game's latest result
+            return {**self._verified[key], "reader": opened.name}
+
+        _opened, context = await self._read(request, use)
+        return web.Response(content_type="text/html", text=self._render("verify.html", **context))
+
+    async def export(self, request: web.Request) -> web.Response:
+        """The game's log as the reader may have it, to download (`pbem export --as` him)."""
+
+        def use(uow: UnitOfWork, opened: Opened) -> str:
+            return export_text(uow, self.cache, opened, self.clock())
+
+        opened, text = await self._read(request, use)
+        return web.Response(body=text.encode("utf-8"), content_type="application/jsonl",
+                            charset="utf-8", headers={
+                                "Content-Disposition": f'attachment; filename="{opened.game_id}-v{opened.state.version}.jsonl"'})
 
     async def orders(self, request: web.Request) -> web.StreamResponse:
         """Orders from a player's form: checked to come from this server's form for this link (CSRF), then

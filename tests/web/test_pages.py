@@ -9,6 +9,7 @@ mail, and every refusal is checked to say nothing a guesser could use.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 
@@ -18,7 +19,7 @@ from service.mailclient import holding, letters, send, text_of
 from service.test_three_player_turn_by_mail import PEOPLE, SEED, TRADE
 
 from pbem.service.demo import reply_to_prompt
-from pbem.service.games import create_game
+from pbem.service.games import NewPlayer, create_game
 from pbem.service.server import utc_now
 from pbem.store.unit_of_work import UnitOfWork
 
@@ -90,9 +91,18 @@ def test_every_link_that_does_not_open_gets_the_same_404(trading):
     ann = link_of(site.settings, _email("Ann"))
     base, game, reader, token = ann.rstrip("/").rsplit("/", 3)
     flipped = token[:-1] + ("0" if token[-1] != "0" else "1")
+    # another game on the same server, with a player in the same seat number
+    create_game(db, site.settings, "g2", [NewPlayer("Dee", "dee@example.org", "Africa"),
+                                          NewPlayer("Eli", "eli@example.org", "Italy")], seed="other", now=utc_now())
+    site.idle()
+    dee = link_of(site.settings, "dee@example.org")
+    other_token = dee.rstrip("/").rsplit("/", 1)[1]
+    assert site.get(dee).status == 200
     wrong = [
         f"{base}/{game}/{reader}/{flipped}/",  # a token tampered with
-        f"{base}/g2/{reader}/{token}/",  # another game
+        f"{base}/g2/{reader}/{token}/",  # Ann's token on another game
+        f"{base}/{game}/{dee.rstrip('/').rsplit('/', 2)[1]}/{other_token}/",  # another game's link on this one
+        f"{base}/g9/{reader}/{token}/",  # a game that does not exist
         f"{base}/{game}/p2/{token}/",  # another seat with Ann's token
         f"{base}/{game}/moderator/{token}/",  # the moderator's page with Ann's token
         f"{base}/{game}/{reader}/{token[:16]}/",  # a reply token's length
@@ -234,3 +244,16 @@ def test_a_kicked_players_link_stops_working(created):
     assert site.get(ann).status == 404
     _moderator_says(site, "UNKICK Africa back again")
     assert site.get(ann).status == 200, "taken back, her link works again: it was never revoked"
+
+
+def test_verify_and_the_export_as_the_reader_may_have_them(trading):
+    db, site = trading
+    ann = link_of(site.settings, _email("Ann"))
+    checked = site.get(ann + "verify")
+    assert checked.status == 200 and "hash chain ok" in checked.body and "waits for the secret seed" in checked.body
+    export = site.get(ann + "export.jsonl")
+    assert export.status == 200 and export.headers["Content-Disposition"].startswith("attachment;")
+    lines = [json.loads(line) for line in export.body.splitlines()]
+    assert lines[0]["exported_as"] == "player:africa" and len(lines) == lines[0]["head"]["version"] + 1
+    moderator = [json.loads(line) for line in site.get(link_of(site.settings, MODERATOR) + "export.jsonl").body.splitlines()]
+    assert moderator[0]["exported_as"] == "moderator" and not any("withheld" in line for line in moderator[1:])
