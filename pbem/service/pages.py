@@ -264,6 +264,7 @@ def game_page(uow: UnitOfWork, cache: PageCache, opened: Opened, version: int | 
         "next": version + 1 if version < latest else None,
         "variants": seen.get("variants", []),
         "moderator": viewer == "moderator",
+        "player_page": opened.player is not None,
     }
 
 
