@@ -621,7 +621,8 @@ def test_the_taker_of_a_city_is_not_told_the_size_of_the_hand_he_draws_from_unde
 
 
 def check_pages(game: Game, found: Findings, versions: int) -> None:
-    """Each reader's page and board (pbem/web) at ``versions`` versions spread over the game, from his own link:
+    """Each reader's page and board (pbem/web) at ``versions`` versions spread over the game (every one of them
+    under `make visibility`), from his own link:
     the same checks as a view's, on the HTML and SVG the server would send."""
     db = make_engine(game.played.db_url)
     pages = WebPages(db, Settings(), _no_orders, clock=lambda: T0)
@@ -662,6 +663,6 @@ async def _no_orders(raw: bytes, sender: str, recipients: list[str]) -> None:
 def test_every_page_shows_each_reader_only_what_he_may_know(games):
     found = Findings()
     for game in games:
-        check_pages(game, found, versions=200 if FULL else 40)
+        check_pages(game, found, versions=len(game.states) if FULL else 40)  # make visibility: every version
     assert found.checked["pages"] >= 40 * 4 * len(games)
     assert not found.leaks, f"{len(found.leaks)} leaks:\n" + "\n".join(found.leaks[:40])

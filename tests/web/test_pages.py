@@ -12,14 +12,18 @@ from __future__ import annotations
 import json
 import logging
 import re
+from email.message import EmailMessage
+from email.utils import make_msgid
 
 import pytest
 from service.hand_set import set_position
 from service.mailclient import holding, letters, send, text_of
 from service.test_three_player_turn_by_mail import PEOPLE, SEED, TRADE
 
+from pbem.rules import table
 from pbem.service.demo import reply_to_prompt
 from pbem.service.games import NewPlayer, create_game
+from pbem.service.projector import load_state
 from pbem.service.server import utc_now
 from pbem.store.unit_of_work import UnitOfWork
 
@@ -257,3 +261,26 @@ def test_verify_and_the_export_as_the_reader_may_have_them(trading):
     assert lines[0]["exported_as"] == "player:africa" and len(lines) == lines[0]["head"]["version"] + 1
     moderator = [json.loads(line) for line in site.get(link_of(site.settings, MODERATOR) + "export.jsonl").body.splitlines()]
     assert moderator[0]["exported_as"] == "moderator" and not any("withheld" in line for line in moderator[1:])
+
+
+def test_an_observer_gets_a_link_of_his_own_that_shows_what_an_observer_sees(created):
+    db, site = created
+    settings = site.settings
+    ask = EmailMessage()
+    ask["From"], ask["To"] = "Olga <olga@example.com>", f"pbem+g1@{settings.domain}"
+    ask["Subject"], ask["Message-ID"] = "watching", make_msgid(domain="example.com")
+    ask.set_content("OBSERVE Olga")
+    send(site.smtp_port, ask, "olga@example.com", [f"pbem+g1@{settings.domain}"])
+    site.idle()
+    with UnitOfWork(db) as uow:
+        ((number, _),) = table.observers(load_state(uow, "g1"), "asked").items()
+    _moderator_says(site, f"APPROVE {number}")
+    olga = link_of(settings, "olga@example.com")
+    assert f"/o{number}/" in olga
+    page = site.get(olga)
+    assert page.status == 200 and "Olga, observer" in page.body
+    assert "Your position" not in page.body and 'name="orders"' not in page.body
+    refused = site.post(olga + "orders", {"orders": "STATUS", "form_id": "0" * 32, "proof": "0" * 32})
+    assert refused.status == 403
+    _moderator_says(site, f"DENY {number} the game is private now")
+    assert site.get(olga).status == 404, "a dismissed observer's link stops working"
