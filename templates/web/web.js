@@ -11,6 +11,26 @@ document.addEventListener("DOMContentLoaded", function () {
     });
     if (number) { number.addEventListener("change", function () { slider.value = number.value; }); }
   }
+  var zoom = document.getElementById("zoom");
+  var pan = document.getElementById("pan");
+  if (zoom && pan) {
+    zoom.hidden = false;
+    zoom.addEventListener("click", function () {
+      var on = pan.classList.toggle("zoomed");
+      zoom.textContent = on ? "Zoom out" : "Zoom in";
+    });
+    var dragging = null;
+    pan.addEventListener("mousedown", function (e) {
+      if (pan.classList.contains("zoomed")) { dragging = [e.clientX, e.clientY]; e.preventDefault(); }
+    });
+    document.addEventListener("mouseup", function () { dragging = null; });
+    document.addEventListener("mousemove", function (e) {
+      if (!dragging) { return; }
+      pan.scrollLeft -= e.clientX - dragging[0];
+      pan.scrollTop -= e.clientY - dragging[1];
+      dragging = [e.clientX, e.clientY];
+    });
+  }
   document.addEventListener("keydown", function (event) {
     var target = event.target;
     if (target && (target.tagName === "TEXTAREA" || target.tagName === "INPUT")) { return; }

@@ -203,7 +203,7 @@ def test_a_link_is_limited_to_so_many_requests_a_minute(trading):
     assert site.get(link_of(site.settings, _email("Ben"))).status == 200  # another link is not held back
 
 
-def _moderator_says(site, text: str) -> None:
+def moderator_says(site, text: str) -> None:
     letter = [m for m in letters(site.settings.maildir, MODERATOR) if m["Reply-To"]][-1]
     send(site.smtp_port, reply_to_prompt(letter, MODERATOR, text), MODERATOR, [str(letter["Reply-To"])])
     site.idle()
@@ -213,7 +213,7 @@ def test_revoke_by_mail_ends_a_link_and_link_by_mail_sends_the_new_one(trading):
     db, site = trading
     settings = site.settings
     ann, ben = link_of(settings, _email("Ann")), link_of(settings, _email("Ben"))
-    _moderator_says(site, "REVOKE Africa she forwarded a letter to her brother")
+    moderator_says(site, "REVOKE Africa she forwarded a letter to her brother")
     assert site.get(ann).status == 404
     assert site.get(ben).status == 200, "only her links are revoked"
     answer = text_of(letters(settings.maildir, MODERATOR)[-1])
@@ -244,9 +244,9 @@ def created(world):
 def test_a_kicked_players_link_stops_working(created):
     db, site = created
     ann = link_of(site.settings, _email("Ann"))
-    _moderator_says(site, "KICK Africa gone for good")
+    moderator_says(site, "KICK Africa gone for good")
     assert site.get(ann).status == 404
-    _moderator_says(site, "UNKICK Africa back again")
+    moderator_says(site, "UNKICK Africa back again")
     assert site.get(ann).status == 200, "taken back, her link works again: it was never revoked"
 
 
@@ -274,7 +274,7 @@ def test_an_observer_gets_a_link_of_his_own_that_shows_what_an_observer_sees(cre
     site.idle()
     with UnitOfWork(db) as uow:
         ((number, _),) = table.observers(load_state(uow, "g1"), "asked").items()
-    _moderator_says(site, f"APPROVE {number}")
+    moderator_says(site, f"APPROVE {number}")
     olga = link_of(settings, "olga@example.com")
     assert f"/o{number}/" in olga
     page = site.get(olga)
@@ -282,5 +282,5 @@ def test_an_observer_gets_a_link_of_his_own_that_shows_what_an_observer_sees(cre
     assert "Your position" not in page.body and 'name="orders"' not in page.body
     refused = site.post(olga + "orders", {"orders": "STATUS", "form_id": "0" * 32, "proof": "0" * 32})
     assert refused.status == 403
-    _moderator_says(site, f"DENY {number} the game is private now")
+    moderator_says(site, f"DENY {number} the game is private now")
     assert site.get(olga).status == 404, "a dismissed observer's link stops working"

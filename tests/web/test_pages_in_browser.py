@@ -42,14 +42,14 @@ from service.hand_set import set_position  # noqa: E402
 from service.mailclient import letters, text_of  # noqa: E402
 from service.test_three_player_turn_by_mail import PEOPLE, SEED, TRADE  # noqa: E402
 
-from pbem.service.games import create_game  # noqa: E402
+from pbem.service.games import NewPlayer, create_game  # noqa: E402
 from pbem.service.server import utc_now  # noqa: E402
 from pbem.service.settings import Settings  # noqa: E402
 from pbem.store.database import ensure_schema, make_engine  # noqa: E402
 from pbem.store.unit_of_work import UnitOfWork  # noqa: E402
 
 from .site import LiveSite  # noqa: E402
-from .test_pages import MODERATOR, link_of  # noqa: E402
+from .test_pages import MODERATOR, moderator_says, link_of  # noqa: E402
 
 ANN = "ann@example.org"
 OFFER = "OFFER Italy: Salt 2, Ochre + Hides FOR Grain 2 + 1 more"
@@ -126,6 +126,14 @@ def test_a_player_reads_her_page_and_sends_orders_from_it(trading, width, height
         own = driver.find_element(By.ID, "own").text
         assert "Salt" in own and "Hides" in own
         _fits(driver)
+        # the board zooms in and pans inside its frame; the page itself stays as wide as the window
+        driver.find_element(By.ID, "zoom").click()
+        wider = driver.execute_script("const p = document.getElementById('pan'); return p.scrollWidth > p.clientWidth;")
+        assert wider and driver.find_element(By.ID, "zoom").text == "Zoom out"
+        page, window = driver.execute_script(
+            "return [document.documentElement.scrollWidth, document.documentElement.clientWidth];")
+        assert page <= window
+        driver.find_element(By.ID, "zoom").click()
         _shot(driver, f"player-{width}")
         before = len(letters(site.settings.maildir, ANN))
         box = driver.find_element(By.ID, "orders")
@@ -204,10 +212,21 @@ def test_the_moderators_page_and_a_tampered_link_in_the_browser(trading):
         assert "Oil" in nations and "Salt" in nations  # the moderator reads every hand
         _fits(driver)
         _shot(driver, "moderator-390")
-        tampered = link_of(site.settings, ANN)[:-2] + ("0/" if link_of(site.settings, ANN)[-2] != "0" else "1/")
+        ann = link_of(site.settings, ANN)
+        tampered = ann[:-2] + ("0/" if ann[-2] != "0" else "1/")
         driver.get(tampered)
         assert driver.find_element(By.TAG_NAME, "h1").text == "No such page"
-        _shot(driver, "not-found-390")
+        # another game's link on this game, and Ann's own once the moderator revoked it
+        base, game, reader, token = ann.rstrip("/").rsplit("/", 3)
+        create_game(db, site.settings, "g2", [NewPlayer("Dee", "dee@example.org", "Africa"),
+                                              NewPlayer("Eli", "eli@example.org", "Italy")], seed="other", now=utc_now())
+        site.idle()
+        dee = link_of(site.settings, "dee@example.org")
+        driver.get(f"{base}/{game}/{reader}/{dee.rstrip('/').rsplit('/', 1)[1]}/")
+        assert driver.find_element(By.TAG_NAME, "h1").text == "No such page"
+        moderator_says(site, "REVOKE Africa a letter was forwarded")
+        driver.get(ann)
+        assert driver.find_element(By.TAG_NAME, "h1").text == "No such page"
     finally:
         driver.quit()
 
