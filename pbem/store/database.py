@@ -78,27 +78,15 @@ def make_reader(url: str) -> Engine:
     if make_url(url).get_backend_name() != "sqlite":
         return make_engine(url)
     engine = create_engine(url)
-
-    @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection, connection_record):  # noqa: ARG001
-        dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        try:
-            cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
-            cursor.execute("PRAGMA query_only = ON")
-        finally:
-            cursor.close()
-
-    def do_begin(dialect, dbapi_connection) -> None:  # noqa: ARG001
-        if not dbapi_connection.in_transaction:
-            dbapi_connection.execute("BEGIN")
-
-    engine.dialect.do_begin = types.MethodType(do_begin, engine.dialect)
+    _configure_sqlite(engine, begin="BEGIN", pragmas=("PRAGMA query_only = ON",), wal=False)
     return engine
 
 
-def _configure_sqlite(engine: Engine) -> None:
-    """Pragmas on every new connection, and ``BEGIN IMMEDIATE`` transactions.
+def _configure_sqlite(engine: Engine, begin: str = "BEGIN IMMEDIATE",
+                      pragmas: tuple[str, ...] = ("PRAGMA synchronous = FULL", "PRAGMA foreign_keys = ON"),
+                      wal: bool = True) -> None:
+    """Pragmas on every new connection, and ``BEGIN IMMEDIATE`` transactions (a reader's: ``BEGIN``, with
+    ``query_only``, and no switch to WAL, which the writers made).
 
     SQLAlchemy's recipe for pysqlite: turn off the driver's own transaction
     handling (``isolation_level = None``) and emit BEGIN ourselves, which
@@ -117,9 +105,10 @@ def _configure_sqlite(engine: Engine) -> None:
         cursor = dbapi_connection.cursor()
         try:
             cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
-            _enter_wal(cursor)
-            cursor.execute("PRAGMA synchronous = FULL")
-            cursor.execute("PRAGMA foreign_keys = ON")
+            if wal:
+                _enter_wal(cursor)
+            for pragma in pragmas:
+                cursor.execute(pragma)
         finally:
             cursor.close()
 
@@ -129,7 +118,7 @@ def _configure_sqlite(engine: Engine) -> None:
         # unit of work begins on the driver itself; SQLAlchemy's Transaction,
         # begun later in it, joins that one (pbem/store/unit_of_work.py).
         if not dbapi_connection.in_transaction:
-            dbapi_connection.execute("BEGIN IMMEDIATE")
+            dbapi_connection.execute(begin)
 
     engine.dialect.do_begin = types.MethodType(do_begin, engine.dialect)  # this engine's dialect alone
 

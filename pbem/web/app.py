@@ -278,25 +278,19 @@ class WebPages:
         if len(text.encode("utf-8")) > MOST_ORDER_BYTES:
             return web.Response(status=413, text="Orders of more than 64 KB are not taken; send them by mail.")
 
-        def use(uow: UnitOfWork, opened: Opened) -> tuple[bytes, str, list[str]] | str:
+        def use(uow: UnitOfWork, opened: Opened) -> tuple[bytes, str, list[str]] | web.Response:
             if opened.player is None and opened.viewer != "moderator":
-                return "an observer's page sends no orders"
-            if len(form_id) != 32 or not secrets.compare_digest(form_proof(opened, opened.key, form_id), proof):
-                return "this form was not made for this link (open the page again and send from there)"
+                return _refused(403, "an observer's page sends no orders")
+            if not _proven(opened, form_id, proof):
+                return _refused(403, _UNPROVEN)
             return orders_message(uow, self.settings, opened, text, form_id)
 
         _opened, made = await self._read(request, use)
-        if isinstance(made, str):
-            return web.Response(status=403, text=f"Not sent: {made}.")
+        if not isinstance(made, tuple):
+            return made
         if not text.strip():
             raise web.HTTPSeeOther(location="./")
-        raw, sender, recipients = made
-        try:
-            await self.accept(raw, sender, recipients)
-        except Deferred:
-            return web.Response(status=503, text="Not sent: the server cannot store orders just now. Send them "
-                                "again in a few minutes, or by mail.", headers={"Retry-After": "120"})
-        raise web.HTTPSeeOther(location="./?sent=1")
+        return await self._send(made)
 
     async def console(self, request: web.Request) -> web.StreamResponse:
         """One action of the moderator's console: the order it stands for, sent as his mail (pbem.service.console)."""
@@ -304,20 +298,22 @@ class WebPages:
         fields = {k: str(v) for k, v in form.items() if isinstance(v, str)}
         form_id, proof = fields.get("form_id", ""), fields.get("proof", "")
 
-        def use(uow: UnitOfWork, opened: Opened) -> tuple[bytes, str, list[str]] | str:
+        def use(uow: UnitOfWork, opened: Opened) -> tuple[bytes, str, list[str]] | web.Response:
             if opened.viewer != "moderator":
-                return "only the moderator's page has a console"
-            if len(form_id) != 32 or not secrets.compare_digest(form_proof(opened, opened.key, form_id), proof):
-                return "this form was not made for this link (open the page again and send from there)"
+                return _refused(403, "only the moderator's page has a console")
+            if not _proven(opened, form_id, proof):
+                return _refused(403, _UNPROVEN)
             try:
                 line = console_order(fields.get("action", ""), fields)
             except ValueError as exc:
-                return str(exc)
+                return _refused(400, str(exc))
             return orders_message(uow, self.settings, opened, line, form_id)
 
         _opened, made = await self._read(request, use)
-        if isinstance(made, str):
-            return web.Response(status=403 if "form" in made else 400, text=f"Not sent: {made}.")
+        return await self._send(made) if isinstance(made, tuple) else made
+
+    async def _send(self, made: tuple[bytes, str, list[str]]) -> web.StreamResponse:
+        """Hand a form's message to the mail server's door; back to the page, which says it was sent."""
         raw, sender, recipients = made
         try:
             await self.accept(raw, sender, recipients)
@@ -333,6 +329,18 @@ class WebPages:
             raise web.HTTPNotFound(text=_NOT_FOUND)
         body = (self.folder / name).read_bytes()
         return web.Response(body=body, content_type=types[name], headers={"Cache-Control": "max-age=3600"})
+
+
+_UNPROVEN = "this form was not made for this link (open the page again and send from there)"
+
+
+def _proven(opened: Opened, form_id: str, proof: str) -> bool:
+    """Whether a form's proof is the one this server made for this link and this form (CSRF)."""
+    return len(form_id) == 32 and secrets.compare_digest(form_proof(opened, opened.key, form_id), proof)
+
+
+def _refused(status: int, why: str) -> web.Response:
+    return web.Response(status=status, text=f"Not sent: {why}.")
 
 
 def _shown_path(request: web.Request) -> str:

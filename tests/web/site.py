@@ -14,12 +14,23 @@ import threading
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
-from pbem.service.server import PostOffice
+from service.hand_set import set_position
+from service.test_three_player_turn_by_mail import PEOPLE, SEED, TRADE
+
+from pbem.service.games import create_game
+from pbem.service.server import PostOffice, utc_now
 from pbem.service.settings import Settings
+from pbem.store.database import ensure_schema, make_engine
 from pbem.web.app import pages_beside
+
+#: The moderator of the games these tests serve.
+MODERATOR = "mod@example.org"
 
 
 def free_port() -> int:
@@ -110,4 +121,31 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
-__all__ = ["Answer", "LiveSite", "free_port"]
+@contextmanager
+def served_game(db, settings: Settings, *, trading: bool) -> Iterator[LiveSite]:
+    """A live server with its pages and game g1 of tests/service/test_three_player_turn_by_mail.py, just
+    created (one player asked to place his start token) or, with ``trading``, set at its phase 7 (Ann and Ben
+    asked to trade; a hand-set position, whose log a page's history cannot fold past its calamities)."""
+    with LiveSite(db, settings) as site:
+        create_game(db, site.settings, "g1", PEOPLE, seed=SEED, moderator_email=MODERATOR, now=utc_now())
+        site.idle()
+        if trading:
+            set_position(db, site.settings, TRADE, SEED, utc_now())
+            site.idle()
+        yield site
+
+
+@contextmanager
+def sqlite_world(sqlite_url: str, tmp_path: Path) -> Iterator[tuple[object, Settings]]:
+    """(engine, settings) on a fresh SQLite file, mail into a Maildir, as tests/service's ``world`` gives them."""
+    settings = replace(Settings(), db_url=sqlite_url, maildir=tmp_path / "mail", listen_port=0,
+                       board_pictures=False, gather_minutes=0)
+    db = make_engine(sqlite_url)
+    ensure_schema(db)
+    try:
+        yield db, settings
+    finally:
+        db.dispose()
+
+
+__all__ = ["Answer", "LiveSite", "MODERATOR", "free_port", "served_game", "sqlite_world"]

@@ -16,9 +16,8 @@ from email.message import EmailMessage
 from email.utils import make_msgid
 
 import pytest
-from service.hand_set import set_position
 from service.mailclient import holding, letters, send, text_of
-from service.test_three_player_turn_by_mail import PEOPLE, SEED, TRADE
+from service.test_three_player_turn_by_mail import PEOPLE
 
 from pbem.rules import table
 from pbem.service.demo import reply_to_prompt
@@ -27,9 +26,8 @@ from pbem.service.projector import load_state
 from pbem.service.server import utc_now
 from pbem.store.unit_of_work import UnitOfWork
 
-from .site import LiveSite
+from .site import MODERATOR, served_game
 
-MODERATOR = "mod@example.org"
 LINK = re.compile(r"(http://127\.0\.0\.1:\d+/g/[a-z0-9-]+/[a-z0-9]+/[0-9a-f]{32}/)")
 FORM = re.compile(r'name="form_id" value="([0-9a-f]{32})".*?name="proof" value="([0-9a-f]{32})"', re.S)
 
@@ -51,11 +49,7 @@ def link_of(settings, address: str) -> str:
 def trading(world):
     """A live server with its pages, game g1 set at phase 7 (Ann and Ben asked to trade)."""
     db, settings = world
-    with LiveSite(db, settings) as site:
-        create_game(db, site.settings, "g1", PEOPLE, seed=SEED, moderator_email=MODERATOR, now=utc_now())
-        site.idle()
-        set_position(db, site.settings, TRADE, SEED, utc_now())
-        site.idle()
+    with served_game(db, settings, trading=True) as site:
         yield db, site
 
 
@@ -232,12 +226,9 @@ def test_revoke_by_mail_ends_a_link_and_link_by_mail_sends_the_new_one(trading):
 
 @pytest.fixture
 def created(world):
-    """A live server with its pages and game g1 just created (a log folded from its first event: no hand-set
-    position, which a page's history could not fold past its calamities)."""
+    """A live server with its pages and game g1 just created (a log folded from its first event)."""
     db, settings = world
-    with LiveSite(db, settings) as site:
-        create_game(db, site.settings, "g1", PEOPLE, seed=SEED, moderator_email=MODERATOR, now=utc_now())
-        site.idle()
+    with served_game(db, settings, trading=False) as site:
         yield db, site
 
 

@@ -20,7 +20,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -38,18 +37,15 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 from audit.recorded_games import HERE as RECORDED  # noqa: E402
 from audit.recorded_games import load_into  # noqa: E402
 from audit.recorded_games import read as recorded_read  # noqa: E402
-from service.hand_set import set_position  # noqa: E402
 from service.mailclient import letters, text_of  # noqa: E402
-from service.test_three_player_turn_by_mail import PEOPLE, SEED, TRADE  # noqa: E402
+from service.test_three_player_turn_by_mail import PEOPLE  # noqa: E402
 
 from pbem.service.games import NewPlayer, create_game  # noqa: E402
 from pbem.service.server import utc_now  # noqa: E402
-from pbem.service.settings import Settings  # noqa: E402
-from pbem.store.database import ensure_schema, make_engine  # noqa: E402
 from pbem.store.unit_of_work import UnitOfWork  # noqa: E402
 
-from .site import LiveSite  # noqa: E402
-from .test_pages import MODERATOR, moderator_says, link_of  # noqa: E402
+from .site import MODERATOR, LiveSite, served_game, sqlite_world  # noqa: E402
+from .test_pages import link_of, moderator_says  # noqa: E402
 
 ANN = "ann@example.org"
 OFFER = "OFFER Italy: Salt 2, Ochre + Hides FOR Grain 2 + 1 more"
@@ -97,17 +93,8 @@ def _shot(driver: webdriver.Chrome, name: str) -> None:
 @pytest.fixture
 def trading(sqlite_url, tmp_path):
     """A live server with its pages (SQLite), game g1 at phase 7: Ann and Ben asked to trade."""
-    settings = replace(Settings(), db_url=sqlite_url, maildir=tmp_path / "mail", listen_port=0,
-                       board_pictures=False, gather_minutes=0)
-    db = make_engine(sqlite_url)
-    ensure_schema(db)
-    with LiveSite(db, settings) as site:
-        create_game(db, site.settings, "g1", PEOPLE, seed=SEED, moderator_email=MODERATOR, now=utc_now())
-        site.idle()
-        set_position(db, site.settings, TRADE, SEED, utc_now())
-        site.idle()
+    with sqlite_world(sqlite_url, tmp_path) as (db, settings), served_game(db, settings, trading=True) as site:
         yield db, site
-    db.dispose()
 
 
 @pytest.mark.parametrize("width,height", [(390, 844), (1280, 800)], ids=["phone", "desktop"])
@@ -234,15 +221,8 @@ def test_the_moderators_page_and_a_tampered_link_in_the_browser(trading):
 @pytest.fixture
 def setting_up(sqlite_url, tmp_path):
     """A live server with its pages (SQLite), game g1 just created: one player is asked to place his start token."""
-    settings = replace(Settings(), db_url=sqlite_url, maildir=tmp_path / "mail", listen_port=0,
-                       board_pictures=False, gather_minutes=0)
-    db = make_engine(sqlite_url)
-    ensure_schema(db)
-    with LiveSite(db, settings) as site:
-        create_game(db, site.settings, "g1", PEOPLE, seed=SEED, moderator_email=MODERATOR, now=utc_now())
-        site.idle()
+    with sqlite_world(sqlite_url, tmp_path) as (db, settings), served_game(db, settings, trading=False) as site:
         yield db, site
-    db.dispose()
 
 
 def test_the_moderator_previews_and_applies_a_rollback_in_the_console(setting_up):
@@ -290,12 +270,8 @@ def test_the_moderator_previews_and_applies_a_rollback_in_the_console(setting_up
 def test_an_auditor_steps_through_a_recorded_game_and_opens_an_explanation(sqlite_url, tmp_path):
     """A finished game recorded by an earlier engine (tests/audit/recorded), its auditors' link printed by
     `pbem game link`, read in the browser: a turn jump, a step back by key, an explanation."""
-    settings = replace(Settings(), db_url=sqlite_url, maildir=tmp_path / "mail", listen_port=0,
-                       board_pictures=False, gather_minutes=0)
-    db = make_engine(sqlite_url)
-    ensure_schema(db)
-    game_id = load_into(db, recorded_read(RECORDED / "planner-3p-to-the-end.jsonl.gz"))
-    try:
+    with sqlite_world(sqlite_url, tmp_path) as (db, settings):
+        game_id = load_into(db, recorded_read(RECORDED / "planner-3p-to-the-end.jsonl.gz"))
         with LiveSite(db, settings) as site:
             printed = subprocess.run(
                 [str(Path(sys.executable).parent / "pbem"), "--db", sqlite_url, "game", "link", game_id, "auditor"],
@@ -338,8 +314,6 @@ def test_an_auditor_steps_through_a_recorded_game_and_opens_an_explanation(sqlit
                 _shot(driver, "verify-auditor-1280")
             finally:
                 driver.quit()
-    finally:
-        db.dispose()
 
 
 @pytest.mark.parametrize("width,height", [(390, 844), (1280, 800)], ids=["phone", "desktop"])
