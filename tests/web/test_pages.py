@@ -13,6 +13,7 @@ import json
 import logging
 import re
 from email.message import EmailMessage
+from dataclasses import replace
 from email.utils import make_msgid
 
 import pytest
@@ -24,9 +25,11 @@ from pbem.service.demo import reply_to_prompt
 from pbem.service.games import NewPlayer, create_game
 from pbem.service.projector import load_state
 from pbem.service.server import utc_now
+from pbem.service.settings import Settings
+from pbem.store.database import ensure_schema, make_engine
 from pbem.store.unit_of_work import UnitOfWork
 
-from .site import MODERATOR, served_game
+from .site import MODERATOR, LiveSite, served_game
 
 LINK = re.compile(r"(http://127\.0\.0\.1:\d+/g/[a-z0-9-]+/[a-z0-9]+/[0-9a-f]{32}/)")
 FORM = re.compile(r'name="form_id" value="([0-9a-f]{32})".*?name="proof" value="([0-9a-f]{32})"', re.S)
@@ -275,3 +278,33 @@ def test_an_observer_gets_a_link_of_his_own_that_shows_what_an_observer_sees(cre
     assert refused.status == 403
     moderator_says(site, f"DENY {number} the game is private now")
     assert site.get(olga).status == 404, "a dismissed observer's link stops working"
+
+
+def test_two_workers_on_postgresql_serve_the_same_pages(db_url, tmp_path):
+    """Pages keep nothing between requests: a second `pbem serve` on the same PostgreSQL database serves any link,
+    takes the orders of its form, and the first shows what they changed."""
+    if not db_url.startswith("postgresql"):
+        pytest.skip("several workers share one database on PostgreSQL only (docs/operations.md)")
+    db = make_engine(db_url)
+    ensure_schema(db)
+    settings = replace(Settings(), db_url=db_url, maildir=tmp_path / "mail", listen_port=0, board_pictures=False,
+                       gather_minutes=0)
+    try:
+        with served_game(db, settings, trading=True) as first, LiveSite(db, settings) as second:
+            ann = link_of(first.settings, _email("Ann"))
+            path = ann.removeprefix(first.base)
+            before = first.get(ann).body
+            page = second.get(second.base + path)
+            assert page.status == 200 and re.search(r"Version \d+ of \d+", page.body).group(0) in before
+            form_id, proof = FORM.search(page.body).groups()
+            offer = "OFFER Italy: Salt 2, Ochre + Hides FOR Grain 2 + 1 more"
+            assert second.post(second.base + path + "orders",
+                               {"orders": offer, "form_id": form_id, "proof": proof}).status == 303
+            second.idle()
+            first.idle()
+            with UnitOfWork(db) as uow:
+                assert [e.payload["nation"] for e in uow.events.read("g1") if e.type == "OfferMade"] == ["Africa"]
+            latest = re.search(r"Version (\d+) of (\d+)", first.get(ann).body).groups()
+            assert latest[0] == latest[1] and int(latest[1]) > int(re.search(r"of (\d+)", before).group(1))
+    finally:
+        db.dispose()
