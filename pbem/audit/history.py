@@ -69,12 +69,13 @@ def history(game_id: str, recorded: list[RecordedEvent], viewer: str) -> list[di
 def history_told(game_id: str, recorded: list[RecordedEvent], viewer: str) -> Told:
     """`history`, with the position it reached: what `history_after` extends."""
     events = [Event.from_payload(rec.type, rec.payload) for rec in recorded]
-    now = fold_log(game_id, events)
+    steps = list(walk(game_id, events))  # one fold: the game now is where the walk ends
+    now = steps[-1][3] if steps else fold_log(game_id, events)
     viewer = check_viewer(now, viewer)
     undone = superseded(events)
     both = overseer(viewer, now.finished)  # who reads what a rollback superseded: who reads every event whole
     entries: list[dict[str, Any]] = []
-    for rec, (version, before, event, after) in zip(recorded, walk(game_id, events)):
+    for rec, (version, before, event, after) in zip(recorded, steps):
         if version in undone and not both:
             continue
         entry = _entry(rec, before, event, after, viewer, undone)

@@ -50,8 +50,8 @@ from .deadline_text import deadline_in
 from .links import link_generation
 from .positions import own_position, others_positions
 from .projector import load_state
-from .verification import verify_lines
 from .settings import Settings
+from .verification import verify_lines
 
 __all__ = ["Opened", "PageCache", "board", "explanation", "export_text", "form_proof", "game_page", "new_form_id",
            "open_page", "orders_message", "verify_page"]
@@ -70,7 +70,6 @@ class Opened:
     state: GameState  # now
     player: Player | None  # the seat, for a player's link
     name: str  # who the reader is, in words
-    moderator_email: str
     key: bytes  # the game's key: the page's forms are signed with it (never shown)
 
 
@@ -85,7 +84,7 @@ def _viewer(state: GameState, reader: str) -> tuple[str, Player | None, str] | N
     if reader.startswith("o"):
         name = observers(state).get(number)
         return None if name is None else ("observer", None, f"{name}, observer")
-    seat = next((p for p in state.players if p.id == number), None)
+    seat = next((p for p in state.players if p.id == number), None) if reader.startswith("p") else None
     if seat is None or seat.id in kicked(state):
         return None
     viewer = f"player:{seat.nation.lower()}" if seat.nation else "observer"
@@ -120,7 +119,7 @@ def open_page(uow: UnitOfWork, game_id: str, reader: str, token: str) -> Opened 
     if not page_token_matches(key, game_id, reader, link_generation(state, reader), token):
         return None
     viewer, seat, name = found
-    return Opened(game_id, reader, viewer, state, seat, name, game.moderator_email, key)
+    return Opened(game_id, reader, viewer, state, seat, name, key)
 
 
 class PageCache:
