@@ -41,7 +41,10 @@ import re
 from typing import Callable
 
 __all__ = [
+    "BOT_DOMAIN",
     "TOKEN_LENGTH",
+    "bot_address",
+    "is_bot_address",
     "bounce_address",
     "moderator_secret",
     "parse_bounce_address",
@@ -131,6 +134,22 @@ def reply_address(key: bytes, game_id: str, player_id: int, domain: str, local: 
     _check_local(local)
     token = reply_token(key, game_id, player_id, generation)
     return f"{local}+{game_id}.{player_id}.{token}@{domain.lower()}"
+
+
+#: Where a bot's seat is "written to": a name in the .invalid top-level domain (RFC 2606, RFC 6761), which no
+#: mail can ever reach, so a letter to a bot is never sent anywhere (the letters leave it out).
+BOT_DOMAIN = "bots.invalid"
+
+
+def bot_address(game_id: str, player_id: int) -> str:
+    """The address of record of a seat a bot plays: `bot.<seat>.<game>@bots.invalid`."""
+    _check_game_id(game_id)
+    return f"bot.{player_id}.{game_id}@{BOT_DOMAIN}"
+
+
+def is_bot_address(address: str) -> bool:
+    """Whether letters to ``address`` would go to a bot (never sent)."""
+    return address.strip().lower().endswith("@" + BOT_DOMAIN)
 
 
 def game_address(game_id: str, domain: str, local: str = "pbem") -> str:

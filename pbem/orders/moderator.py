@@ -22,7 +22,7 @@ from pbem.rules.core.commands import (
     RollBack,
 )
 from pbem.rules.core.state import GameState
-from pbem.rules.table import kicked, observers
+from pbem.rules.table import BOT_STRATEGIES, kicked, observers
 
 from .grammar import Actor, LineError, Parser, name
 from .moments import Moment, read_moment
@@ -86,9 +86,12 @@ _NEWCOMER = re.compile(r"<?(?<![^\s<>@])(?P<email>[^\s<>@]++@[^\s<>@]+\.[^\s<>@]
 
 def _replace(state: GameState, actor: Actor, rest: str, notes: list[str]) -> ReplacePlayer:
     _moderator_only(actor, "replace a player")
-    usage = "write REPLACE <nation or player> WITH <name> <email> <reason>"
+    usage = "write REPLACE <nation or player> WITH <name> <email> <reason>, or WITH BOT [strategy] <reason>"
     rest = rest.strip()
     with_ = _WITH.search(rest)
+    after = rest[with_.end():].split() if with_ else []
+    if after and after[0].upper() == "BOT":
+        return _to_bot(state, rest[: with_.start()].strip(), after[1:], usage)
     newcomer = _NEWCOMER.search(rest, with_.end()) if with_ else None
     seat = rest[: with_.start()].strip() if with_ else ""
     who = rest[with_.end() : newcomer.start()].strip() if with_ and newcomer else ""
@@ -102,6 +105,19 @@ def _replace(state: GameState, actor: Actor, rest: str, notes: list[str]) -> Rep
     reason = rest[newcomer.end():]
     return ReplacePlayer(player_id, name_, _reason(reason, "REPLACE ... WITH <name> <email>"), newcomer["email"].lower(),
                          seat=_named(state, player_id))
+
+
+def _to_bot(state: GameState, seat: str, words: list[str], usage: str) -> ReplacePlayer:
+    """``REPLACE <nation> WITH BOT [planner|greedy|random] <reason>``: the seat played by the server's bot."""
+    if not seat:
+        raise LineError(usage)
+    seats = {p.nation: p.id for p in state.players if p.nation} | {p.name: p.id for p in state.players}
+    player_id = seats[name(seat, seats, "nation or player")]
+    strategy = words[0].lower() if words and words[0].lower() in BOT_STRATEGIES else "planner"
+    reason = " ".join(words[1:] if words and words[0].lower() in BOT_STRATEGIES else words)
+    named = _named(state, player_id)
+    return ReplacePlayer(player_id, f"Bot for {named} ({strategy})", _reason(reason, "REPLACE ... WITH BOT"),
+                         seat=named, bot=strategy)
 
 
 def _named(state: GameState, player_id: int) -> str:
@@ -238,7 +254,8 @@ VERBS: dict[str, tuple[Parser, str]] = {
                         "and a fresh one)"),
     "EXTEND": (_extend, "EXTEND <hours> <reason>  (moderator: move the deadline)"),
     "ANNOUNCE": (_announce, "ANNOUNCE <text>  (moderator: told to every player)"),
-    "REPLACE": (_replace, "REPLACE <nation> WITH <name> <email> <reason>  (moderator: hand a seat to someone new)"),
+    "REPLACE": (_replace, "REPLACE <nation> WITH <name> <email> <reason>  (moderator: hand a seat to someone new; "
+                          "WITH BOT [planner|greedy|random] <reason>: to the server's bot)"),
     "KICK": (_kick, "KICK <nation> <reason>  (moderator: the nation plays by its defaults from now on)"),
     "UNKICK": (_unkick, "UNKICK <nation> [reason]  (moderator: the player gives its orders again)"),
     "REVOKE": (_revoke, "REVOKE <nation>|OBSERVER <n>|MODERATOR|AUDITOR <reason>  (moderator: that reader's page links stop "
@@ -274,7 +291,8 @@ CANONICAL = {
     AdmitObserver: lambda c: f"APPROVE {c.observer}",
     DismissObserver: lambda c: f"DENY {c.observer} {c.reason}".rstrip(),
     Moderate: _canonical,
-    ReplacePlayer: lambda c: f"REPLACE {_seat_named(c)} WITH {c.name} {c.email} {c.reason}",
+    ReplacePlayer: lambda c: (f"REPLACE {_seat_named(c)} WITH BOT {c.bot} {c.reason}" if c.bot
+                              else f"REPLACE {_seat_named(c)} WITH {c.name} {c.email} {c.reason}"),
     RollBack: rollback_text,
     Confirm: lambda c: "CONFIRM",
     RevealSeed: lambda c: "SEED",

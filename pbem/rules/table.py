@@ -61,6 +61,16 @@ def seat_generation(state: GameState, player_id: int) -> int:
     return held[0] if held else 0
 
 
+#: How a bot may play a seat (pbem/service/bots): the strategies a seat can be handed to.
+BOT_STRATEGIES = ("planner", "greedy", "random")
+
+
+def bot_strategy(state: GameState, player_id: int) -> str | None:
+    """The strategy of the bot that plays a seat (REPLACE ... WITH BOT), or None for a person's seat."""
+    held = state.table.get(f"bot:{player_id}")
+    return held[0] if held else None
+
+
 def link_revocations(state: GameState, reader: str) -> int:
     """How many times the moderator revoked a reader's page links (REVOKE): "p3", "o2" or "moderator"."""
     held = state.table.get(f"links:{reader}")
@@ -163,8 +173,10 @@ def _apply_mail(state: GameState, data: dict[str, Any]) -> GameState:
 def _apply_replaced(state: GameState, data: dict[str, Any]) -> GameState:
     pid = data["player"]
     players = tuple(replace(p, name=data["name"]) if p.id == pid else p for p in state.players)
+    seat = state.table.set(f"seat:{pid}", (seat_generation(state, pid) + 1,))
+    seat = seat.set(f"bot:{pid}", (data["bot"],)) if data.get("bot") else seat.without(f"bot:{pid}")
     kept = (
-        state.table.set(f"seat:{pid}", (seat_generation(state, pid) + 1,))
+        seat
         .without(f"timezone:{pid}")
         .without(f"mail:{pid}")
         .without(f"kicked:{pid}")
@@ -260,7 +272,12 @@ def _decide_absence(state: GameState, command: NoteAbsence) -> list[Event]:
 
 def _decide_replaced(state: GameState, command: ReplacePlayer) -> list[Event]:
     _player(state, command.player_id)
-    return [Event("PlayerReplaced", {"player": command.player_id, "name": command.name, "reason": command.reason})]
+    data = {"player": command.player_id, "name": command.name, "reason": command.reason}
+    if command.bot:
+        if command.bot not in BOT_STRATEGIES:
+            raise Rejection(f"a bot plays as {', '.join(BOT_STRATEGIES)}, not {command.bot!r}")
+        data["bot"] = command.bot
+    return [Event("PlayerReplaced", data)]
 
 
 def _decide_timezone(state: GameState, command: SetTimezone) -> list[Event]:
@@ -390,7 +407,8 @@ def _tell_absence(state: GameState, event: Event, viewer: str) -> str | None:
 
 def _tell_replaced(state: GameState, event: Event, viewer: str) -> str | None:
     old = state.player(event.data["player"])
-    return f"The moderator handed {old.nation or old.name} from {old.name} to {event.data['name']}: {event.data['reason']}."
+    to = f"a bot ({event.data['bot']}), {event.data['name']}" if event.data.get("bot") else event.data["name"]
+    return f"The moderator handed {old.nation or old.name} from {old.name} to {to}: {event.data['reason']}."
 
 
 def _tell_nobody(state: GameState, event: Event, viewer: str) -> str | None:
@@ -536,7 +554,7 @@ RULES = PhaseRules(
         "Moderated": lambda s, d: Moderate(d["action"], d["reason"], d.get("due", ""), d.get("hours", 0)),
         "TimezoneSet": lambda s, d: SetTimezone(d["player"], d["zone"]),
         "MailPreferenceSet": lambda s, d: SetMailPreference(d["player"], d["delivery"], d["pictures"]),
-        "PlayerReplaced": lambda s, d: ReplacePlayer(d["player"], d["name"], d["reason"]),
+        "PlayerReplaced": lambda s, d: ReplacePlayer(d["player"], d["name"], d["reason"], bot=d.get("bot", "")),
         "AbsenceNoted": lambda s, d: NoteAbsence(d["player"], d["from"], d["to"], d.get("reason", "")),
         "PressSent": lambda s, d: SendPress(d["player"], tuple(d["to"]), d["text"], d.get("anonymous", False),
                                             d.get("reader"), d.get("reply", 0), d.get("blind", False)),

@@ -16,13 +16,14 @@ from datetime import datetime
 
 from sqlalchemy import Engine
 
-from pbem.mail.tokens import game_address, moderator_secret
+from pbem.mail.tokens import bot_address, game_address, moderator_secret
 from pbem.orders.language import Actor, Orders, Written, parse_orders
 from pbem.orders.moderator import Confirm, rollback_text
 from pbem.rules import engine as rules
 from pbem.rules import table
 from pbem.rules.core.commands import (
     QueueOrders,
+    ReplacePlayer,
     RevealSeed,
     RollBack,
 )
@@ -63,6 +64,8 @@ from .steps import after_change, announce, play_kept, reveal_at_end, set_deadlin
 __all__ = ["GameError", "NewPlayer", "Receipt", "create_game", "parse_player", "submit", "take_orders"]
 
 GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+#: How `parse_player` marks a seat for the server's bot ("bot:planner" on the command line): never an address.
+BOT_PREFIX = "bot:"
 #: Options the service itself reads; every other option belongs to the rules.
 SERVICE_OPTIONS = {"deadline-hours", "reminder-hours", "press", "missed-limit", "absence", "absence-days", intent.ERRORS_OPTION}
 #: What press a game allows: signed, anonymous ("grey"), or none.
@@ -79,8 +82,12 @@ class NewPlayer:
 
 
 def parse_player(spec: str) -> NewPlayer:
-    """NAME:EMAIL[:NATION], as on the command line."""
+    """NAME:EMAIL[:NATION], or bot:STRATEGY[:NATION] for a seat the server's bot plays, as on the command line."""
     parts = [p.strip() for p in spec.split(":")]
+    if parts[0].lower() == "bot" and len(parts) in (2, 3):
+        if parts[1].lower() not in table.BOT_STRATEGIES:
+            raise GameError(f"a bot plays as {', '.join(table.BOT_STRATEGIES)}, not {parts[1]!r}")
+        return NewPlayer("", f"{BOT_PREFIX}{parts[1].lower()}", parts[2] if len(parts) == 3 and parts[2] else None)
     if len(parts) not in (2, 3) or not parts[0] or "@" not in parts[1]:
         raise GameError(f"a player is NAME:EMAIL or NAME:EMAIL:NATION, not {spec!r}")
     return NewPlayer(parts[0], parts[1], parts[2] if len(parts) == 3 and parts[2] else None)
@@ -138,11 +145,18 @@ def create_game(
         )
         player_secrets: dict[int, str] = {}
         listed = []
-        for p in players:
+        bots: dict[int, str] = {}  # seat -> strategy, for `bot:planner` players
+        for number, p in enumerate(players, 1):
             secret = secrets_module.token_urlsafe(6)
-            pid = uow.players.add(game_id, p.name, p.email, None, secret)
-            player_secrets[pid] = secret
-            listed.append((pid, p.name, p.nation))
+            strategy = p.email.removeprefix(BOT_PREFIX) if p.email.startswith(BOT_PREFIX) else ""
+            name = p.name or f"Bot {number} ({strategy})"
+            pid = uow.players.add(game_id, name, bot_address(game_id, 0) if strategy else p.email, None, secret)
+            if strategy:  # its address of record names its seat, known once the seat is
+                bots[pid] = strategy
+                uow.players.hand_over(pid, name, bot_address(game_id, pid), secret)
+            else:
+                player_secrets[pid] = secret
+            listed.append((pid, name, p.nation))
         draws = Draws(secret_seed)
         try:
             events = rules.create(game_id, listed, rules_options, commitment(secret_seed), draws)
@@ -151,6 +165,10 @@ def create_game(
         batch = Batch(uow, rules.new_game(game_id), draws, now)
         before = batch.state
         batch.record(events, actor="moderator", source="cli")
+        for pid, strategy in bots.items():  # recorded as the moderator's hand-over, so verify re-derives it
+            seat = batch.state.player(pid)
+            batch.decide(ReplacePlayer(pid, seat.name, "a bot plays this seat from the start", bot=strategy),
+                         actor="moderator", source="cli")
         for player in batch.state.players:
             if player.nation:
                 uow.players.set_nation(player.id, player.nation)
@@ -293,6 +311,8 @@ def take_orders(
     quoted = parse_orders("\n".join(quoted_orders), batch.state, actor) if quoted_orders else None
     tentative = [line for line in quoted.lines if line.command is not None or line.error] if quoted else []
     who = f"player:{actor.player_id}" if actor.player_id is not None else "moderator"
+    if player is not None and table.bot_strategy(batch.state, player.id) and source.startswith("mail:"):
+        source = "bot:" + source.removeprefix("mail:")  # the server's bot wrote it (bot_seats), by mail all the same
     on_behalf: list[tuple[int, str]] = []  # FOR <nation>: the moderator's orders for a player, who is told
     out = table.kicked(batch.state).get(player.id) if player else None
     main = len(orders.lines)

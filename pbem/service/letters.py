@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from pbem.mail.render import Picture, RenderedMail, Renderer, build_message, make_message_id
-from pbem.mail.tokens import MODERATOR, game_address, press_reply_address, reply_address
+from pbem.mail.tokens import MODERATOR, game_address, is_bot_address, press_reply_address, reply_address
 from pbem.rules.branches import restored
 from pbem.rules.core.events import Event
 from pbem.rules.core.prompt import Prompt
@@ -146,6 +146,8 @@ class Letters:
         or an answer that refused nothing joins his held letter of the turn instead (`digests`). ``news``: a
         report to a player asked nothing now, which waits for what follows it (`waiting`); a letter that goes
         now takes any news waiting for its reader along."""
+        if is_bot_address(recipient):  # a seat a bot plays reads nothing: the server answers for it
+            return ""
         context = {**context, "board_cid": picture.content_id if picture is not None else None,
                    "page_link": letter_link(self.uow, self.settings, self.reply_key, state, recipient)}
         rendered = self.renderer.render(kind, context)
@@ -572,6 +574,8 @@ class Letters:
         """A short letter; ``first``: it opens the recipient's thread of the game when none was opened yet;
         ``in_reply_to``: the message it answers, so it shows as the answer to it; ``turn``: news of the play in
         that turn, which joins the turn's thread (a letter about the table alone has a subject of its own)."""
+        if is_bot_address(recipient):
+            return
         rendered = self.renderer.render("notice", {"game": game, "title": title, "lines": list(lines),
                                                    "page_link": letter_link(self.uow, self.settings, self.reply_key, game, recipient)})
         message_id = self.notice_id(purpose, recipient)

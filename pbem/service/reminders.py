@@ -17,6 +17,7 @@ from datetime import datetime, timedelta, timezone
 from sqlalchemy import Engine
 
 from pbem.mail.render import RenderedMail, build_message, make_message_id
+from pbem.mail.tokens import is_bot_address
 from pbem.rules import engine as rules
 from pbem.rules import table
 from pbem.rules.core.prompt import Prompt
@@ -88,6 +89,8 @@ def remind(letters: Letters, state: GameState, prompt: Prompt, left: str) -> boo
     """
     player = state.player(prompt.player_id)
     recipient = letters.email_of(state, player)
+    if is_bot_address(recipient):  # a bot is not reminded: the server answers for it (bot_seats)
+        return False
     message_id = make_message_id(
         f"{state.game_id}:reminder:{state.deadline}:{state.turn}:{state.phase}:{prompt.step}:{prompt.who}:{recipient}",
         letters.settings.domain,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import secrets as secrets_module
 
+from pbem.mail.tokens import bot_address
 from pbem.orders.language import Orders
 from pbem.rules import engine as rules
 from pbem.rules.core.commands import ReplacePlayer
@@ -33,25 +34,27 @@ def hand_over(batch: Batch, letters: Letters, before: GameState, orders: Orders)
     asked = {line.command.player_id: line.command for line in orders.lines if isinstance(line.command, ReplacePlayer)}
     for i, event in enumerate(e for e in batch.events if e.type == "PlayerReplaced"):
         command = asked.get(event.data["player"])
-        if command is None or not command.email:
+        if command is None or not (command.email or command.bot):
             continue
         secret = secrets_module.token_urlsafe(6)
         old_address = uow.players.by_id(command.player_id).email
-        uow.players.hand_over(command.player_id, command.name, command.email, secret)
+        email = bot_address(batch.state.game_id, command.player_id) if command.bot else command.email
+        uow.players.hand_over(command.player_id, command.name, email, secret)
         leaving = before.player(command.player_id)
-        letters.start(batch.state, batch.chain_head, {command.player_id: secret}, seat={
-            "nation": leaving.nation or f"{leaving.name}'s seat", "before": leaving.name, "reason": command.reason,
-            "asked": _asked(batch.state, letters, command.player_id),
-            "position": position(batch.state, batch.state.player(command.player_id)),
-        })
-        asked_before = rules.pending(before)
-        for who, prompt in rules.pending(batch.state).items():  # the seat is asked now: the newcomer gets the prompt
-            if prompt.player_id == command.player_id and who in asked_before:  # (under a new key, it goes with the rest)
-                letters.prompt(batch.state, prompt, batch.chain_head)
+        if not command.bot:  # a bot reads no letters: the server answers for it (bot_seats)
+            letters.start(batch.state, batch.chain_head, {command.player_id: secret}, seat={
+                "nation": leaving.nation or f"{leaving.name}'s seat", "before": leaving.name, "reason": command.reason,
+                "asked": _asked(batch.state, letters, command.player_id),
+                "position": position(batch.state, batch.state.player(command.player_id)),
+            })
+            asked_before = rules.pending(before)
+            for who, prompt in rules.pending(batch.state).items():  # the seat is asked now: the newcomer's prompt
+                if prompt.player_id == command.player_id and who in asked_before:  # (a new key: it goes with the rest)
+                    letters.prompt(batch.state, prompt, batch.chain_head)
         text = rules.describe_event(before, event, "observer") or ""
         title = f"{seat_of(leaving)} is now played by {command.name}"
         letters.announce(batch.state, text, f"replaced:{batch.state.game_id}:{batch.state.version}:{i}", title=title)
-        if old_address != command.email:  # the player who leaves hears it too, at the address he played from
+        if old_address != email:  # the player who leaves hears it too, at the address he played from
             generation = seat_generation(batch.state, command.player_id)
             letters.notice(old_address, batch.state.game_id, title, [
                 text, "Your reply address and SECRET for this game no longer work. Thank you for playing.",

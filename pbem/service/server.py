@@ -33,6 +33,7 @@ from pbem.spool import spool_of
 from pbem.store.faults import StorageFault, storage_fault
 from pbem.store.unit_of_work import UnitOfWork
 
+from .bot_seats import bot_answers
 from .deadlines import pass_deadlines
 from .fairness import FairScheduler, Gate, Job, sender_key
 from .flood import Admission, Admissions, backlog, job_for, jobs_for, set_aside
@@ -76,6 +77,7 @@ class PostOffice:
         outbox_every: float = 1.0,
         deadlines_every: float = 30.0,
         retry_every: float = 5.0,
+        bots_every: float = 1.0,
         workers: int = 4,
     ) -> None:
         self.db = db
@@ -87,6 +89,7 @@ class PostOffice:
         self.outbox_every = outbox_every
         self.deadlines_every = deadlines_every
         self.retry_every = retry_every
+        self.bots_every = bots_every
         self.inbound = InboundServer(
             self._accept, host=settings.listen_host, port=settings.listen_port, protocol=settings.protocol
         )
@@ -408,9 +411,32 @@ class PostOffice:
         self.inbound.start()
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._outbox_loop()), loop.create_task(self._deadline_loop()),
-                       loop.create_task(self._retry_loop())]
+                       loop.create_task(self._retry_loop()), loop.create_task(self._bot_loop())]
         if self.spool is not None:
             self._tasks.append(loop.create_task(self._spool_loop()))
+
+    async def _bot_loop(self) -> None:
+        """Answer for the seats bots play (pbem.service.bot_seats), each answer as mail through the door mail
+        takes; a storage fault waits for the next round like the other loops."""
+        while True:
+            await asyncio.sleep(self.bots_every)
+            try:
+                await self.answer_for_bots()
+            except StorageFault:
+                continue
+            except Exception:
+                log.exception("answering for the bots failed; tried again in %s s", self.bots_every)
+
+    async def answer_for_bots(self) -> int:
+        """Put in every answer the bots owe now; how many."""
+        def owed() -> list[tuple[bytes, str, list[str]]]:
+            with UnitOfWork(self.db) as uow:
+                return bot_answers(uow, self.settings, self.clock())
+
+        answers = await asyncio.to_thread(owed)
+        for raw, sender, recipients in answers:
+            await self.accept_message(raw, sender, recipients)
+        return len(answers)
 
     def _damaged(self) -> list[str]:
         """Every game's whole chain, checked once at start: a damaged log is named, not served in silence."""

@@ -59,6 +59,8 @@ class Settings:
     #: Minutes a letter that asks nothing (a report to a player asked nothing now, a trade prompt brought up to
     #: date by an offer) waits for what follows it to the same reader (0: every letter at once; pbem/service/waiting.py).
     gather_minutes: int = 15
+    #: Seconds a bot's seat waits, once the game stood still, before the server answers for it (0: at once).
+    bot_delay: int = 60
     #: HOST:PORT where `pbem serve` answers HTTP for the games' pages (None: no web; pbem/web).
     http_listen: str | None = None
     #: The public address of those pages as players reach them (behind a proxy); None: http://HOST:PORT.
@@ -156,6 +158,9 @@ SETTINGS: tuple[Setting, ...] = (
             "reminder-hours.", high=24 * 62),
     Setting("missed_limit", "games", "missed_limit", "PBEM_MISSED_LIMIT", "int",
             "Missed deadlines after which the moderator is asked to replace a player (0: never).", high=1000),
+    Setting("bot_delay", "games", "bot_delay", "PBEM_BOT_DELAY", "int",
+            "Seconds the game must stand still before the server answers for a seat a bot plays (REPLACE ... WITH "
+            "BOT), so people are not rushed by answers in the same second. 0: at once.", high=7 * 86_400),
     Setting("bounce_limit", "games", "bounce_limit", "PBEM_BOUNCE_LIMIT", "int",
             "Bounced letters to one player after which the moderator is told.", low=1, high=1000),
 )

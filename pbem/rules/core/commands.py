@@ -99,6 +99,8 @@ class ReplacePlayer:
     only the name and the reason. ``seat`` is how the moderator's order named
     the seat (its nation, or its player before he chose one), so his
     acknowledgement repeats it; it is not recorded, so older logs re-derive.
+    ``bot``: the strategy of the bot that takes the seat (REPLACE ... WITH BOT),
+    recorded; empty for a person, which also hands a bot's seat back to one.
     """
 
     player_id: int
@@ -106,6 +108,7 @@ class ReplacePlayer:
     reason: str
     email: str = ""
     seat: str = ""
+    bot: str = ""
 
 
 @dataclass(frozen=True)
