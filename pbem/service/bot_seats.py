@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 from email.message import EmailMessage
 from email.utils import format_datetime
 
-from pbem.mail.tokens import bot_address, reply_address
+from pbem.mail.tokens import BOT_DOMAIN, bot_address, reply_address
 from pbem.rules import engine as rules
 from pbem.rules.table import bot_strategy, paused_by_moderator, seat_generation
 from pbem.store.unit_of_work import UnitOfWork
@@ -47,8 +47,9 @@ def bot_message_id(game_id: str, version: int, player_id: int, domain: str) -> s
 def bot_answers(uow: UnitOfWork, settings: Settings, now: datetime) -> list[tuple[bytes, str, list[str]]]:
     """Every answer a bot owes now: (message, envelope sender, recipients), each to go in as mail."""
     out = []
-    for game in uow.games.list():
-        if game.status not in PLAYING:
+    for game_id in uow.players.games_with_domain(BOT_DOMAIN):  # the games a bot plays in: few, found in one query
+        game = uow.games.get(game_id)
+        if game is None or game.status not in PLAYING:
             continue
         state = load_state(uow, game.game_id)
         if state.finished or paused_by_moderator(state) or not state.players:

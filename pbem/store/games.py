@@ -174,6 +174,14 @@ class Players:
         self._read.update((row.id, row) for row in rows)
         return rows
 
+    def games_with_domain(self, domain: str) -> list[str]:
+        """The games with a player whose address is in ``domain`` (the seats bots play: pbem.service.bot_seats),
+        in one scan of the players table, not by loading each game"""
+        rows = self.conn.execute(
+            select(players.c.game_id).where(players.c.email.like(f"%@{domain.lower()}")).distinct()
+        ).scalars().all()
+        return sorted(rows)
+
     def by_email(self, game_id: str, email: str) -> list[Row]:
         """Every player of the game with this address (one person may play
         several nations), by id; empty if none."""
