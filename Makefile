@@ -9,7 +9,7 @@ $(BIN)/pbem: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(BIN)/pbem
 
-.PHONY: install demo test visibility property fuzz hostile hostile-kill hostile-relay hostile-workers hostile-sender hostile-disk hostile-flood hostile-stranger bench clean
+.PHONY: install demo test visibility bot-seats property fuzz hostile hostile-kill hostile-relay hostile-workers hostile-sender hostile-disk hostile-flood hostile-stranger bench clean
 install: $(BIN)/pbem
 
 demo: $(BIN)/pbem
@@ -21,6 +21,11 @@ test: $(BIN)/pbem
 # Every viewer sees only what the rules let him see, in four bot games by mail covering all twelve calamities.
 visibility: $(BIN)/pbem
 	PBEM_VISIBILITY_FULL=1 $(BIN)/pytest -q tests/audit/test_visibility.py
+
+# Five seats played to the natural end through the running server: two people by mail, three of the server's bots,
+# a person's seat handed to a bot and back; then verify (make test plays the same game to turn 4).
+bot-seats: $(BIN)/pbem
+	PBEM_BOT_SEATS_FULL=1 $(BIN)/pytest -q tests/service/test_bot_seats.py -k five
 
 # Two hundred seeded bot games across player counts, strategies and options, each verified (docs/bots.md).
 property: $(BIN)/pbem
