@@ -237,7 +237,7 @@ def answer(uow: UnitOfWork, state: GameState, player: Player | None, verb: str, 
     if verb == "LINK":
         if link is None:
             return "LINK: this server shows no pages of its games (its operator has not set web.listen)."
-        return f"LINK: your page of the game, yours alone (a REVOKE by the moderator replaces it): {link}"
+        return f"LINK: your page of the game, yours alone (a REVOKE by the moderator replaces it):\n{link}"
     if verb == "VERIFY":
         return _verify(uow, state, rest)
     if verb == "STATUS":
