@@ -422,10 +422,14 @@ class PostOffice:
             await asyncio.sleep(self.bots_every)
             try:
                 await self.answer_for_bots()
-            except StorageFault:
+            except Deferred:  # the database takes no writes: already told once, by the door that refused it
                 continue
-            except Exception:
-                log.exception("answering for the bots failed; tried again in %s s", self.bots_every)
+            except Exception as exc:
+                fault = storage_fault(exc, self.db)
+                if fault is None:
+                    log.exception("answering for the bots failed; tried again in %s s", self.bots_every)
+                else:  # logged once, like the other loops' faults; the next round answers
+                    self._trouble(fault)
 
     async def answer_for_bots(self) -> int:
         """Put in every answer the bots owe now; how many."""
