@@ -16,9 +16,9 @@ Bots see only their own hands and the offers, as people do.
 At a small table the two cards an offer names are seldom both in one
 partner's hand, and an offer nobody takes used to end a planner's trading
 for the turn. So once everyone it went to has passed it over for an offer
-of his own, a planner replaces it with one asking for other cards, up to
-``TABLE_OFFERS`` offers a turn (three players: 20 → 24 of 30 games ending
-by themselves, docs/bots.md).
+of his own, a planner at a table of three replaces it with one asking for
+other cards, up to ``TABLE_OFFERS`` offers a turn (three players: 20 → 24
+of 30 games ending by themselves, docs/bots.md).
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ from .lookahead import nation_of, try_orders
 WAIT = ""  # no reply for now: the bot waits for an answer to its open offer
 OFFERS_PER_PLAYER = 2  # offers a turn, per player, before bots stop offering
 CALAMITY_PRICE = 25  # what holding a calamity costs a hand, to a planner
-TABLE_OFFERS = 12  # a planner's offers a turn at a table of any size, asked anew while turned down
+TABLE_OFFERS = 12  # a planner's offers a turn at a small table, asked anew while turned down
+SMALL_TABLE = 3  # nations at most at a small table
 UNSEEN_RISK = 1  # what an unnamed card in an offer is feared to cost, to a planner
 
 
@@ -130,13 +131,14 @@ def _wanted(state: GameState, hand: Counter, count: int, asked: frozenset[str] =
     stack = _stack_of(state)
     out: list[str] = []
     grown = Counter(hand)
+    power = 2 if _small(state) else 1  # two partners hold few cards: ask for those every city draws
     for _ in range(count):
         options = [c for c in known if c in grown and grown[c] < known[c].copies and c not in asked]
         if not options:
             break
 
         def likely_gain(c: str) -> float:
-            return (known[c].set_value(grown[c] + 1) - known[c].set_value(grown[c])) / stack.get(c, 1) ** 2
+            return (known[c].set_value(grown[c] + 1) - known[c].set_value(grown[c])) / stack.get(c, 1) ** power
 
         card = max(options, key=lambda c: (likely_gain(c), c))
         grown[card] += 1
@@ -159,7 +161,7 @@ def _planned_trade(prompt: Prompt, state: GameState, nation: str) -> str:
     others = sorted({n for c in prompt.choices if c.startswith("OFFER") for n in c[6:c.index(":")].split(", ")})
     mine = next((o for o in offers if o.offerer == nation), None)
     made = _offers_made(state)
-    if mine is not None and not _turned_down(offers, mine, others):
+    if mine is not None and not (_small(state) and _turned_down(offers, mine, others)):
         return WAIT
     hand = Counter(state.nations[nation].hand)
     size = numbers["trade_min_cards"]
@@ -179,9 +181,18 @@ def _planned_trade(prompt: Prompt, state: GameState, nation: str) -> str:
             f"FOR {write_ask(wanted, size)}{replacing}")
 
 
+def _small(state: GameState) -> bool:
+    """A table of three nations or fewer: where an offer's named cards are seldom in one partner's hand.
+
+    Only there does a planner ask anew and weigh its asks by the square of the stack: at four players and
+    more, asking anew traded no more games to their end and multiplied the trade letters each player reads
+    (`make demo`'s mailbox, docs/performance.md: 10-12 letters a turn became 13-15)."""
+    return len(state.nations) <= SMALL_TABLE
+
+
 def _offer_limit(state: GameState) -> int:
-    """Offers a turn before planners stop offering: at least TABLE_OFFERS, so a small table trades too."""
-    return max(TABLE_OFFERS, OFFERS_PER_PLAYER * len(state.nations))
+    """Offers a turn before planners stop offering: TABLE_OFFERS at a small table, two per player elsewhere."""
+    return TABLE_OFFERS if _small(state) else OFFERS_PER_PLAYER * len(state.nations)
 
 
 def _turned_down(offers: list[Offer], mine: Offer, others: list[str]) -> bool:
