@@ -32,6 +32,7 @@ from pbem.rules import engine as rules
 from pbem.rules.board.stacks import cards_not_conserved
 from pbem.rules.core.commands import PassDeadline
 from pbem.rules.core.draws import Draws, commitment
+from pbem.rules.core.rejection import Rejection
 from pbem.rules.invariants import broken_invariants
 from pbem.service.bots import WAIT, bot_orders
 from pbem.service.simulate import simulate
@@ -76,7 +77,11 @@ def _on_the_engine(players: int, turns: int, seed: str, options: dict[str, str])
                 if line.error:
                     problems.append(f"turn {state.turn}: {line.text!r} refused: {line.error}")
                 elif line.command is not None:
-                    events = rules.decide(state, line.command, draws)
+                    try:
+                        events = rules.decide(state, line.command, draws)
+                    except Rejection as refused:  # the server would refuse it: a bot that misread its seat
+                        problems.append(f"turn {state.turn}: {line.text!r} refused: {refused}")
+                        break
                     ended = next((e.data for e in events if e.type == "GameEnded"), ended)
                     state = rules.fold(state, events)
         problems += [f"turn {state.turn}: {p}" for p in broken_invariants(state) + cards_not_conserved(state)]

@@ -18,6 +18,10 @@ In trade every bot but a random one behaves as a patient person would:
 accept an offer worth taking, otherwise make an offer and wait for an answer
 (``bot_orders`` returns ``WAIT``; the driver lets someone else act, or the
 deadline close the phase), and finish once the turn has seen enough offers.
+
+Every bot reads the game as its seat may know it (``sight``): other hands,
+the stacks' order and what passes between others are a guess to it, as to
+a person.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from .homeland import choose_nation, place_start
 from .lookahead import best_choice, nation_of, try_orders
 from .movement import build_order, plan_moves
 from .seafaring import ship_order
+from .sight import in_sight
 from .towns import small_cities_order
 from .trading import WAIT, trade
 
@@ -45,7 +50,9 @@ __all__ = ["STRATEGIES", "WAIT", "bot_orders", "plan_moves", "try_orders"]
 
 
 def bot_orders(prompt: Prompt, rng: random.Random, state: GameState | None = None, strategy: str = "random") -> str:
-    """One order text for ``prompt``, or WAIT."""
+    """One order text for ``prompt``, or WAIT, from what the prompt's seat may know (`in_sight`)."""
+    if state is not None:
+        state = in_sight(state, nation_of(state, prompt))
     if strategy == "planner" and state is not None:
         planned = _planned(prompt, rng, state)
         if planned is not None:

@@ -11,7 +11,9 @@ its sets miss least, with its tradable calamities among the unnamed cards
 (§28.2 allows that), and ask by name for the cards that enlarge its largest
 sets. It accepts an offer when the named cards it would receive, less its
 fear of what the unnamed ones hide, are worth more than what it gives.
-Bots see only their own hands and the offers, as people do.
+Bots see only their own hands and the offers to them, as people do; whether
+an offer can still be taken (its offerer may have traded the cards away) is
+what the prompt says, by listing it among its ACCEPT lines or not.
 
 At a small table the two cards an offer names are seldom both in one
 partner's hand, and an offer nobody takes used to end a planner's trading
@@ -148,14 +150,15 @@ def _wanted(state: GameState, hand: Counter, count: int, asked: frozenset[str] =
 
 def _planned_trade(prompt: Prompt, state: GameState, nation: str) -> str:
     offers = open_offers(state)
+    takeable = {c.split()[1] for c in prompt.choices if c.startswith("ACCEPT ")}  # the prompt says which can be made
     worth_taking = []
     for offer in offers:
-        if nation in offer.to:
+        if nation in offer.to and str(offer.number) in takeable:
             found = _acceptance(state, nation, offer)
             if found is not None and found[0] >= 0:
                 worth_taking.append((-found[0], offer.number, f"ACCEPT {offer.number} GIVING {write_cards(found[1])}"))
     for _, _, line in sorted(worth_taking):
-        if try_orders(state, prompt.player_id, line) is not None:  # the offerer may have traded its cards away
+        if try_orders(state, prompt.player_id, line) is not None:
             return line
     numbers = ruleset_of(state).numbers
     others = sorted({n for c in prompt.choices if c.startswith("OFFER") for n in c[6:c.index(":")].split(", ")})
