@@ -105,7 +105,8 @@ class Spec:
 
 
 #: The default game: five players, D-8 `1991` (hand sizes private), house map "a" (Volcano, Treachery, Famine,
-#: Superstition); it holds trades, calamities traded to their victims and a city taken (the seed is chosen for that: a change to the bots changes the game, issue 33 took it from a7 to c5).
+#: Superstition); it holds trades, calamities traded to their victims and a city taken. The seed is chosen for
+#: that: a change to the bots changes the game (issue 33's bots that see only their seats took it from a7 to c5).
 SAMPLE = Spec("sample", 5, 10, "pbem-vis-c5", "a", (("public-hand-size", "1991"),))
 #: `make visibility`: the sample and one game for each other house map, so all twelve calamities strike.
 FULL_RUN = (
