@@ -200,3 +200,27 @@ def test_both_variants_are_created_and_a_clash_of_options_is_refused(db_url, tmp
     assert created.returncode == 0, out(created)
     view = json.loads(pbem(db_url, "state", "g3", "--json", cwd=tmp_path).stdout)
     assert view["variants"] == ["No-Trading"]
+
+
+def test_a_seat_goes_to_a_bot_and_back_from_the_command_line(db_url, tmp_path):
+    """Issue 33 on the CLI: `--player bot:...` at creation, `REPLACE ... WITH BOT` through `pbem submit --as
+    moderator`, and back to a person; `pbem state` names the bot seats, and the log verifies."""
+    created = pbem(db_url, "game", "create", "g1", "--player", "Ann:ann@example.org:Africa",
+                   "--player", "bot:greedy:Crete", "--player", "Cy:cy@example.org:Thrace", "--seed", "cli-bots",
+                   "--moderator", "mod@example.org", cwd=tmp_path)
+    assert created.returncode == 0, out(created)
+    handed = pbem(db_url, "submit", "g1", "--as", "moderator",
+                  stdin="REPLACE Thrace WITH BOT planner Cy is away for two weeks", cwd=tmp_path)
+    assert handed.returncode == 0, out(handed)
+    players = {p["nation"]: p["name"] for p in setup_turns(db_url, tmp_path)["players"]}
+    assert players == {"Africa": "Ann", "Crete": "Bot 2 (greedy)", "Thrace": "Bot for Thrace (planner)"}
+    back = pbem(db_url, "submit", "g1", "--as", "moderator",
+                stdin="REPLACE Thrace WITH Cy cy@example.org Cy is back", cwd=tmp_path)
+    assert back.returncode == 0, out(back)
+    players = {p["nation"]: p["name"] for p in setup_turns(db_url, tmp_path)["players"]}
+    assert players["Thrace"] == "Cy" and players["Crete"] == "Bot 2 (greedy)"
+    unnamed = pbem(db_url, "submit", "g1", "--as", "moderator", stdin="REPLACE Africa WITH BOT Ann left",
+                   cwd=tmp_path)  # no strategy named: the planner, and the acknowledgement says so
+    assert unnamed.returncode == 0 and "accepted: REPLACE Africa WITH BOT planner Ann left" in out(unnamed)
+    verified = pbem(db_url, "verify", "g1", cwd=tmp_path)
+    assert verified.returncode == 0 and "re-derivation ok" in out(verified), out(verified)
