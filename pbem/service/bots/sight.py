@@ -19,7 +19,9 @@ hold of each pile is the one thing the guess keeps that a player could
 only estimate; no bot reads another hand, so it reaches only the engine's
 own checks inside a lookahead. Cards a player has shown stay where they
 are: those named in his open offers to the seat, and Water set aside
-against a Famine (NT-12).
+against a Famine (NT-12). The cards an offer gives without naming them
+are guessed from its offerer's guessed hand, so an offer the prompt lists
+as one to take can be taken in the guess too.
 
 The guess is drawn from a generator seeded by the game, the version and
 the nation (all public), not from the bot's own generator, so the bot's
@@ -119,11 +121,22 @@ def _dealt_again(state: GameState, nation: str, shown: dict[str, Counter[str]], 
     return replace(state, nations=nations, stacks=stacks, calamity_pile=tuple(pile))
 
 
+def _hidden_guessed(state: GameState, record: tuple) -> tuple:
+    """An offer to the seat with the cards it does not name guessed from the offerer's guessed hand.
+
+    The seat sees how many unnamed cards an offer gives, not which; the engine checks that the offerer
+    holds them all when the offer is taken, so in the guess he holds the ones the guess says."""
+    number, offerer, to, named, hidden, *rest = record
+    spare = Counter(state.nations[offerer].hand) - Counter(named)
+    return (number, offerer, to, named, tuple(sorted(spare.elements())[:len(hidden)]), *rest)
+
+
 def _private_left_out(state: GameState, nation: str) -> GameState:
     """Leave out what passes between others: their offers to each other, declines, calamity givers, volunteering."""
     filed = state.filed
     if "offers" in filed:
-        filed = filed.set("offers", tuple(r for r in filed["offers"] if r[1] == nation or nation in r[2]))
+        seen = [r for r in filed["offers"] if r[1] == nation or nation in r[2]]
+        filed = filed.set("offers", tuple(r if r[1] == nation else _hidden_guessed(state, r) for r in seen))
     if "declined" in filed:
         filed = filed.set("declined", tuple(r for r in filed["declined"] if nation in (r[1], r[2])))
     givers = tuple(g for g in state.calamity_givers if nation in (g[0], g[2]))
