@@ -112,9 +112,20 @@ def draw_right(state: GameState, nation: str) -> int:
     return state.cities_on_board(nation) + towns
 
 
+def _order_count(state: GameState, nation: str) -> int:
+    """What the draw order counts: the cities, or under Small Cities N = min(9, cities + towns // 6) (SC-8, Q-SC5).
+
+    Games of rules revision 1 and earlier counted the towns uncapped, so two nations that both draw nine
+    went by their uncapped counts; they keep that order when re-derived (`core.state.RULES_REVISION`).
+    """
+    if state.revision >= 2 and options_of(state).small_cities:
+        return draw_count(state, nation)
+    return draw_right(state, nation)
+
+
 def draw_order(state: GameState) -> list[str]:
     """Fewest cities on the board first, ties by A.S.T.-ranking (seed 001: 6A, Q-S3; Small Cities: by N, Q-SC5)."""
-    return sorted(state.nations, key=lambda n: (draw_right(state, n), ast_rank(state, n)))
+    return sorted(state.nations, key=lambda n: (_order_count(state, n), ast_rank(state, n)))
 
 
 def _filed(state: GameState, key: str) -> tuple[str, ...]:
