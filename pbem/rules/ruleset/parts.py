@@ -18,8 +18,10 @@ the one place each procedure is written.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 
 from pbem.rules.core.state import GameState
@@ -55,6 +57,8 @@ class Deck:
     paying_card = "commodity"
     #: How a prompt names the deck's cards at the start of a sentence ("Trade cards are drawn ...").
     title = "Trade"
+    #: Phases this deck renames (phase id -> title); the others keep `turn.PHASE_TITLES`.
+    phase_titles: Mapping[str, str] = MappingProxyType({})
     #: A separate pile of calamities, set up and drawn apart from the deck (NT-2); here they are in the stacks.
     calamities_apart = False
     #: Cards go back under their own stacks at 13b (§33.2); the money piles are reshuffled instead (NT-15).
@@ -70,8 +74,9 @@ class Deck:
     #: The cites of one phase 6 purchase, and the rule a refused purchase names.
     buy_cites: tuple[str, ...] = ("seed 001: 6", "§27.51")
     buy_rule = "§27.51"
-    #: The rule a refused discard at the hand limit names.
+    #: The rule a refused discard at the hand limit names, and how the prompt says what to give up.
     hand_limit_rule = "§31.71"
+    discard_help = "give up, e.g. DISCARD Ochre 2, Hides 1. They go back under their stacks; how many you keep is public."
 
     def pile_count(self, rules: Ruleset) -> int:
         """How many stacks there are to draw from (§27.2)."""
@@ -109,6 +114,7 @@ class MoneyPiles(Deck):
     pile = "pile"
     paying_card = "money"
     title = "Money"
+    phase_titles = MappingProxyType({"trade-card-acquisition": "6. Money cards acquisition"})  # NT-4
     calamities_apart = True  # NT-2
     returned_under_stacks = False  # NT-15: the piles are reshuffled at 13b
     pays_face_values = True  # NT-13, Q-NT9
@@ -118,6 +124,7 @@ class MoneyPiles(Deck):
     buy_cites = ("NT-5", "Q-NT12")
     buy_rule = "NT-5"
     hand_limit_rule = "NT-13"
+    discard_help = "give up, e.g. DISCARD Ore 3, Water 5. They go back into their piles; how many you keep is public."
 
     def pile_count(self, rules: Ruleset) -> int:
         """NT-1: the nine money piles."""
@@ -188,6 +195,8 @@ class CalamityProcedure:
 
     #: Phase 7 is played (NT-6: not under No-Trading).
     trading = True
+    #: Phases this procedure renames (phase id -> title).
+    phase_titles: Mapping[str, str] = MappingProxyType({})
     #: Phase 8 rolls how many calamities strike and phase 9 draws them one at a time (NT-7, NT-10).
     by_dice = False
     #: A calamity resolved stays face up until the next turn's phase 9 (NT-14) instead of going back under its stack.
@@ -197,15 +206,26 @@ class CalamityProcedure:
     #: A Pottery holder may set Water aside against a Famine (NT-12).
     water_set_aside = False
 
+    def count_dice(self, rules: Ruleset, epoch: str) -> tuple[int, int]:
+        """The die rolled for how many calamities strike, and what is added: none are rolled here (§29)."""
+        raise ValueError("calamities are not rolled for in this game")
+
 
 class RolledCalamities(CalamityProcedure):
     """No-Trading: no trade, and the dice decide how many calamities strike (RULINGS.md §4.2)."""
 
     trading = False  # NT-6
+    phase_titles = MappingProxyType({"trade": "7. Trade (none: No-Trading)"})  # NT-6: phase 7 has nothing to do
     by_dice = True  # NT-7, NT-10
     face_up_after = True  # NT-14
     volunteers = True  # NT-8
     water_set_aside = True  # NT-12
+
+    def count_dice(self, rules: Ruleset, epoch: str) -> tuple[int, int]:
+        """NT-7: the sides of the die and what is added, by the most advanced epoch."""
+        assert rules.no_trading is not None
+        sides, add = rules.no_trading.calamity_dice[epoch]
+        return sides, add
 
 
 # -- the choice ----------------------------------------------------------------------------------
