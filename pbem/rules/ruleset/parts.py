@@ -78,6 +78,10 @@ class Deck:
     hand_limit_rule = "§31.71"
     discard_help = "give up, e.g. DISCARD Ochre 2, Hides 1. They go back under their stacks; how many you keep is public."
 
+    def missing_data(self, rules: Ruleset) -> tuple[str, str] | None:
+        """Why a game cannot be played with this deck on ``rules`` (the reason and its ruling), or None."""
+        return None
+
     def pile_count(self, rules: Ruleset) -> int:
         """How many stacks there are to draw from (§27.2)."""
         return len(rules.stacks)
@@ -125,6 +129,13 @@ class MoneyPiles(Deck):
     buy_rule = "NT-5"
     hand_limit_rule = "NT-13"
     discard_help = "give up, e.g. DISCARD Ore 3, Water 5. They go back into their piles; how many you keep is public."
+
+    def missing_data(self, rules: Ruleset) -> tuple[str, str] | None:
+        """RULINGS.md §4.2: the money piles come from no_trading.json, which a house map may lack."""
+        if rules.no_trading is None:
+            return ("the No-Trading variant needs no_trading.json (its money piles) in the ruleset data, "
+                    "and this house map has none", "RULINGS.md §4.2")
+        return None
 
     def pile_count(self, rules: Ruleset) -> int:
         """NT-1: the nine money piles."""
