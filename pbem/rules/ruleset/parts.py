@@ -61,9 +61,9 @@ class Deck:
     phase_titles: Mapping[str, str] = MappingProxyType({})
     #: A separate pile of calamities, set up and drawn apart from the deck (NT-2); here they are in the stacks.
     calamities_apart = False
-    #: Cards go back under their own stacks at 13b (§33.2); the money piles are reshuffled instead (NT-15).
+    #: Cards go back under their own stacks at 13b (R-2.4, §29.7, §31.8); the money piles are reshuffled instead (NT-15).
     returned_under_stacks = True
-    #: A card's face value is what it pays, whole sets counted up (§31.4); money cards pay their face values (NT-13).
+    #: Commodities pay by sets, n cards n² times the value (§28.51); money cards pay their face values (NT-13).
     pays_face_values = False
     #: Mining may enlarge a set (Q-NT8: never a money card).
     mining = True
@@ -87,7 +87,7 @@ class Deck:
         return len(rules.stacks)
 
     def pile_of(self, rules: Ruleset, card: str) -> int:
-        """The stack a returned card goes back under (§33.2)."""
+        """The stack a returned card goes back under at 13b (R-2.4, §29.7, §31.8)."""
         return rules.stack_of(card).number
 
     def price(self, rules: Ruleset) -> int:
@@ -103,7 +103,7 @@ class Deck:
         return rules.hand_limit
 
     def kinds(self, rules: Ruleset) -> dict[str, Any]:
-        """Every paying card of the ruleset by name, with its face and set values (§31.4)."""
+        """Every paying card of the ruleset by name, with its face and set values (§28.51)."""
         return {c.name: c for s in rules.stacks for c in s.commodities}
 
     def seen_by_others(self, card: str) -> str | None:
@@ -114,10 +114,10 @@ class Deck:
 class MoneyPiles(Deck):
     """No-Trading: nine money piles, one per type, and the calamities in a pile of their own (RULINGS.md §4.2)."""
 
-    card = "money card"
-    pile = "pile"
-    paying_card = "money"
-    title = "Money"
+    card = "money card"  # NT-3
+    pile = "pile"  # NT-3: the money piles
+    paying_card = "money"  # NT-13
+    title = "Money"  # NT-3
     phase_titles = MappingProxyType({"trade-card-acquisition": "6. Money cards acquisition"})  # NT-4
     calamities_apart = True  # NT-2
     returned_under_stacks = False  # NT-15: the piles are reshuffled at 13b
@@ -128,7 +128,8 @@ class MoneyPiles(Deck):
     buy_cites = ("NT-5", "Q-NT12")
     buy_rule = "NT-5"
     hand_limit_rule = "NT-13"
-    discard_help = "give up, e.g. DISCARD Ore 3, Water 5. They go back into their piles; how many you keep is public."
+    discard_help = (  # NT-13, NT-15: money cards go back into their piles
+        "give up, e.g. DISCARD Ore 3, Water 5. They go back into their piles; how many you keep is public.")
 
     def missing_data(self, rules: Ruleset) -> tuple[str, str] | None:
         """RULINGS.md §4.2: the money piles come from no_trading.json, which a house map may lack."""
