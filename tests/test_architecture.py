@@ -202,6 +202,30 @@ def hidden_imports(root: Path) -> list[str]:
     ]
 
 
+#: The variant options, by the field `Options` reads them into and by their KEY=VALUE name.
+VARIANT_FIELDS = frozenset({"small_cities", "no_trading"})
+VARIANT_KEYS = frozenset({"variant-small-cities", "variant-no-trading"})
+#: Where a variant may be named: the ruleset package, which loads the data, types the options and chooses the
+#: parts (`ruleset/parts.py`) every other module asks (docs/architecture.md, "Where a variant plugs in").
+VARIANTS_CHOSEN_IN = ("pbem.rules.ruleset",)
+#: Modules not yet converted to ask the parts: empty, and to stay so.
+VARIANT_TESTS_ALLOWED: frozenset[str] = frozenset()
+
+
+def variant_tests(root: Path) -> list[str]:
+    """Every read of a variant option outside the ruleset: ``x.small_cities``, ``x.no_trading`` or an option key."""
+    out = []
+    for name, path in modules(root).items():
+        if any(_under(name, m) for m in VARIANTS_CHOSEN_IN) or name in VARIANT_TESTS_ALLOWED:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr in VARIANT_FIELDS:
+                out.append(f"{name} (line {node.lineno}) reads the variant option .{node.attr}")
+            elif isinstance(node, ast.Constant) and node.value in VARIANT_KEYS:
+                out.append(f"{name} (line {node.lineno}) names the variant option {node.value}")
+    return out
+
+
 def long_modules(root: Path) -> list[str]:
     out = []
     for name, path in modules(root).items():
@@ -228,6 +252,11 @@ def test_no_import_is_hidden_inside_a_function():
 
 def test_no_module_is_over_600_lines():
     assert long_modules(ROOT) == []
+
+
+def test_no_module_tests_a_variant_option_by_name():
+    """A phase asks the game's parts (`rulebook.parts_of`); only the ruleset chooses them from the options (issue 34)."""
+    assert variant_tests(ROOT) == []
 
 
 def test_every_rules_module_sits_in_a_layer():
@@ -294,6 +323,21 @@ def test_an_upward_import_is_named(tmp_path, files, problem):
 def test_a_long_module_is_named(tmp_path):
     root = _tree(tmp_path, {"__init__.py": "", "rules/__init__.py": "", "rules/engine.py": "x = 1\n" * 601})
     assert long_modules(root) == ["pbem.rules.engine: 601 lines"]
+
+
+def test_a_variant_option_read_by_a_phase_is_named(tmp_path):
+    root = _tree(tmp_path, {
+        "__init__.py": "",
+        "rules/__init__.py": "",
+        "rules/ruleset/__init__.py": "",
+        "rules/ruleset/parts.py": "def parts_for(options):\n    return options.small_cities\n",
+        "rules/phases/__init__.py": "",
+        "rules/phases/tax.py": "def f(o, d):\n    return o.no_trading or d.get('variant-small-cities')\n",
+    })
+    assert variant_tests(root) == [
+        "pbem.rules.phases.tax (line 2) reads the variant option .no_trading",
+        "pbem.rules.phases.tax (line 2) names the variant option variant-small-cities",
+    ]
 
 
 # -- the page that maps it ----------------------------------------------------------------------

@@ -20,8 +20,7 @@ import re
 from pbem.rules.core.state import GameState
 from pbem.rules.phases.advances.hand_limit import DiscardCards
 from pbem.rules.phases.advances.purchase import BuyAdvances, order_line, pay_text
-from pbem.rules.ruleset.options import options_of
-from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.ruleset.rulebook import parts_of, ruleset_of
 
 from .grammar import Actor, LineError, Parser, count, name, player_of
 
@@ -62,7 +61,7 @@ def _money_card(state: GameState, words: list[str], part: str, notes: list[str])
 def _counted(state: GameState, text: str, notes: list[str], allow_treasury: bool) -> tuple[list[tuple[str, int]], int]:
     """'Ochre 4, Hides, treasury 3' -> ([(Ochre, 4), (Hides, 1)], 3); under No-Trading 'Water 7, Ore 3 x2'."""
     commodities = [c.name for s in ruleset_of(state).stacks for c in s.commodities]
-    money = options_of(state).no_trading
+    money = parts_of(state).deck.pays_face_values  # NT-13: money cards named with their values
     cards: list[tuple[str, int]] = []
     treasury = 0
     for part in (p.strip() for p in re.split(r"[,;]|\band\b", text, flags=re.IGNORECASE)):

@@ -17,7 +17,7 @@ from pbem.rules.core.events import Event
 from pbem.rules.core.frozen import FrozenMap, replace
 from pbem.rules.core.phase import PhaseRules
 from pbem.rules.core.state import GameState
-from pbem.rules.ruleset.options import options_of
+from pbem.rules.ruleset.rulebook import parts_of
 
 
 @dataclass(frozen=True)
@@ -48,14 +48,15 @@ TURN_PHASES: tuple[TurnPhase, ...] = (
 PHASE_IDS = tuple(p.id for p in TURN_PHASES)
 #: What reports and prompts call each phase, setup (before the first turn) included.
 PHASE_TITLES = {"setup": "Nations and start areas", **{p.id: p.title for p in TURN_PHASES}}
-#: Under No-Trading, phase 6 deals money cards and phase 7 has nothing to do (NT-4, NT-6).
-NO_TRADING_TITLES = {"trade-card-acquisition": "6. Money cards acquisition", "trade": "7. Trade (none: No-Trading)"}
+#: A variant may rename a phase it changes: its parts' ``phase_titles`` (`ruleset.parts`; NT-4, NT-6).
 
 
 def phase_title(state: GameState, phase: str) -> str:
     """The title of a phase as this game plays it."""
-    if options_of(state).no_trading and phase in NO_TRADING_TITLES:
-        return NO_TRADING_TITLES[phase]
+    parts = parts_of(state)
+    renamed = parts.deck.phase_titles.get(phase) or parts.calamities.phase_titles.get(phase)
+    if renamed:
+        return renamed
     return PHASE_TITLES.get(phase, phase)
 
 

@@ -16,7 +16,7 @@ from pbem.rules.engine import pending
 from pbem.rules.phases.ast import final_standings
 from pbem.rules.ruleset.model import money_type
 from pbem.rules.ruleset.options import options_of
-from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.ruleset.rulebook import parts_of, ruleset_of
 from pbem.rules.table import paused_by_moderator
 from pbem.rules.turn import phase_title
 
@@ -131,7 +131,7 @@ def view(state: GameState, viewer: str) -> dict[str, Any]:
     """
     viewer = normalise_viewer(viewer)
     ruleset = ruleset_of(state) if state.players else None
-    money = options_of(state).no_trading
+    money = parts_of(state).deck.calamities_apart  # NT-2: the calamity pile, apart from the money piles
     nations: dict[str, Any] = {}
     for name, n in state.nations.items():
         entry: dict[str, Any] = {
@@ -159,7 +159,7 @@ def view(state: GameState, viewer: str) -> dict[str, Any]:
         for name in sorted(in_play):
             area = state.area(name)
             areas[name] = {"tokens": dict(area.tokens), "city": area.city}
-            if options_of(state).small_cities:
+            if parts_of(state).pieces.towns:
                 areas[name]["towns"] = dict(area.towns)
     return {
         "game": state.game_id,
@@ -188,8 +188,7 @@ def view(state: GameState, viewer: str) -> dict[str, Any]:
 
 def variants_in_force(state: GameState) -> list[str]:
     """The variants this game plays, by name, for headers and reports (RULINGS.md §4)."""
-    options = options_of(state)
-    return [name for name, on in (("Small Cities", options.small_cities), ("No-Trading", options.no_trading)) if on]
+    return list(parts_of(state).variants)
 
 
 def _scores(state: GameState) -> list[dict[str, Any]]:

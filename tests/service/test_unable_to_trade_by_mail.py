@@ -28,7 +28,7 @@ def test_a_hand_too_small_is_finished_at_once_and_left_out_of_every_offer(tmp_pa
             events = list(uow.events.read(summary.game))
     finally:
         db.dispose()
-    assert events[0].payload["revision"] == 1
+    assert events[0].payload["revision"] >= 1  # issue 29 rules from revision 1 on
     unable = [i for i, e in enumerate(events) if e.type == "UnableToTrade" and 0 < min(e.payload["cards"])
               and len(e.payload["nations"]) < 3]
     assert unable, "no turn in which one nation held too few cards while the others traded"

@@ -21,7 +21,7 @@ from pbem.audit.explain.common import (
 from pbem.rules.board.ranking import beneficiary_ranking, cities_in_stock
 from pbem.rules.board.support import cities_of
 from pbem.rules.ruleset.options import options_of
-from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.ruleset.rulebook import parts_of, ruleset_of
 
 
 def _shortfall(case: Case, victim: str) -> Mapping[str, Any] | None:
@@ -116,7 +116,7 @@ def collected(case: Case) -> Told:
         cities = len(cities_of(state, nation))
         filed = state.filed.get(f"rate:{nation}")
         rate = filed[0] if filed else ruleset_of(state).numbers["tax_per_city"]
-        small = options_of(state).small_cities and state.towns_on_board(nation)
+        small = parts_of(state).pieces.towns and state.towns_on_board(nation)
         how = f"{paid} for its {cities} cities and {state.towns_on_board(nation)} towns (SC-12)" if small else (
             f"{rate} x {cities} cities = {paid}")
         lines.append(f"{nation}: {how}, stock {state.nations[nation].stock} -> {state.nations[nation].stock - paid}.")

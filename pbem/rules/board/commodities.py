@@ -11,37 +11,18 @@ their face values, with no set multiplier and no Mining (Q-NT8, Q-NT9).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from pbem.rules.core.state import GameState
-from pbem.rules.ruleset.model import Ruleset, money_value
-from pbem.rules.ruleset.options import options_of
-from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.ruleset.parts import MoneyKind
+from pbem.rules.ruleset.rulebook import parts_of, ruleset_of
 
-
-@dataclass(frozen=True)
-class MoneyKind:
-    """A money card of No-Trading seen as a commodity: its cards pay their face values added up (NT-13)."""
-
-    name: str
-    value: int
-
-    def set_value(self, count: int) -> int:
-        return self.value * count
-
-
-@lru_cache(maxsize=8)
-def _money_kinds(ruleset: Ruleset) -> dict[str, MoneyKind]:
-    return {card: MoneyKind(card, money_value(card)) for pile in ruleset.money_piles for card in pile.cards()}
+__all__ = ["MoneyKind"]  # the money cards' kind, read by the audit's explanations
 
 
 def commodity_kinds(state: GameState) -> dict[str, Any]:
     """Every commodity of the ruleset by name (its face value and set values); under No-Trading every money card."""
-    if options_of(state).no_trading:
-        return _money_kinds(ruleset_of(state))
-    return {c.name: c for s in ruleset_of(state).stacks for c in s.commodities}
+    return parts_of(state).deck.kinds(ruleset_of(state))
 
 
 def commodity_counts(state: GameState, nation: str) -> dict[str, int]:
@@ -56,7 +37,7 @@ def commodity_counts(state: GameState, nation: str) -> dict[str, int]:
 
 def card_word(state: GameState) -> str:
     """What the cards that pay are called in this game: commodity cards, or money cards under No-Trading."""
-    return "money" if options_of(state).no_trading else "commodity"
+    return parts_of(state).deck.paying_card
 
 
 def spendable_counts(state: GameState, nation: str) -> dict[str, int]:
@@ -70,14 +51,13 @@ def spendable_counts(state: GameState, nation: str) -> dict[str, int]:
 
 def hand_limit(state: GameState) -> int:
     """Commodity (or money) cards a nation keeps after 12a (§31.71; NT-13)."""
-    rules = ruleset_of(state)
-    return rules.no_trading.hand_limit if options_of(state).no_trading and rules.no_trading else rules.hand_limit
+    return parts_of(state).deck.hand_limit(ruleset_of(state))
 
 
 def mining_commodities(state: GameState, nation: str) -> tuple[str, ...]:
     """Commodities Mining may enlarge for this nation now (empty: no Mining, or used this turn; never money, Q-NT8)."""
     n = state.nations[nation]
-    if (n.mining_used_turn == state.turn and state.turn) or options_of(state).no_trading:
+    if (n.mining_used_turn == state.turn and state.turn) or not parts_of(state).deck.mining:
         return ()
     cards = ruleset_of(state).civ_cards
     out: list[str] = []

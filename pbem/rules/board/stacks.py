@@ -22,17 +22,16 @@ from pbem.rules.core.events import Event
 from pbem.rules.core.frozen import FrozenMap, replace
 from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.model import Ruleset
-from pbem.rules.ruleset.options import options_of
-from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.ruleset.rulebook import parts_of, ruleset_of
 
 
 def return_cards(state: GameState, cards: list[str]) -> GameState:
     """Cards leaving play this turn wait in ``state.returned``, by stack, for 13b."""
     rules = ruleset_of(state)
-    money = options_of(state).no_trading
+    deck = parts_of(state).deck
     returned = state.returned
     for card in cards:
-        number = rules.money_pile_of(card).number if money else rules.stack_of(card).number
+        number = deck.pile_of(rules, card)
         returned = returned.set(number, tuple(returned.get(number, ())) + (card,))
     return replace(state, returned=returned)
 
@@ -74,7 +73,7 @@ def cards_not_conserved(state: GameState) -> list[str]:
     seen: Counter[str] = Counter()
     for cards in (*state.stacks.values(), *state.returned.values(), *(n.hand for n in state.nations.values())):
         seen.update(cards)
-    if options_of(state).no_trading:  # a calamity being resolved is face up, and counted there
+    if parts_of(state).deck.calamities_apart:  # a calamity being resolved is face up, and counted there (NT-2)
         seen.update(state.calamity_pile)
         seen.update(c for c, _ in state.calamities_face_up)
         deck = money_deck(ruleset_of(state))
@@ -95,8 +94,8 @@ def restack(state: GameState, draws: Draws) -> list[Event]:
     """
     if not any(state.returned.values()):
         return []
-    if options_of(state).no_trading:
-        return [_reshuffle(state, draws)]
+    if not parts_of(state).deck.returned_under_stacks:
+        return [_reshuffle(state, draws)]  # NT-15
     ruleset = ruleset_of(state)
     result: dict[int, tuple[str, ...]] = {}
     returned: dict[str, list[str]] = {}

@@ -24,7 +24,7 @@ from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.options import options_of
-from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.ruleset.rulebook import parts_of, ruleset_of
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ def excess_towns(state: GameState, nation: str) -> dict[str, int]:
 def support_needed(state: GameState, nation: str) -> int:
     """Population tokens the nation's cities need on the board: 2 each (§26.3), and one per two excess towns (SC-6)."""
     need = ruleset_of(state).numbers["city_support_tokens"] * state.cities_on_board(nation)
-    if options_of(state).small_cities:
+    if parts_of(state).pieces.towns:
         need += -(-sum(excess_towns(state, nation).values()) // 2)
     return need
 
@@ -97,7 +97,7 @@ def town_flips(state: GameState, nation: str) -> list[str]:
 
 def support_candidates(state: GameState, nation: str) -> list[str]:
     """What may go when support fails, the default first: excess towns (SC-7), then cities in D-6 order."""
-    towns = town_flips(state, nation) if options_of(state).small_cities else []
+    towns = town_flips(state, nation) if parts_of(state).pieces.towns else []
     return towns + (reduction_candidates(state, nation) if cities_of(state, nation) else [])
 
 
@@ -144,7 +144,7 @@ def check_reduction(state: GameState, nation: str, area: str, cite: str) -> None
     Under Small Cities an area of his with towns above the limit may be named too (SC-7).
     """
     candidates = reduction_candidates(state, nation)
-    if area in candidates or (options_of(state).small_cities and area in excess_towns(state, nation)):
+    if area in candidates or (parts_of(state).pieces.towns and area in excess_towns(state, nation)):
         return
     if area in cities_of(state, nation):
         raise Rejection(f"{area}: cities built this turn must be reduced first; choose from {', '.join(candidates)}", "D-6")
@@ -190,7 +190,7 @@ def reduction_prompt(
 ) -> Prompt:
     """REDUCE <city>: one city at a time, after phase 5 (§26.3) and again after the calamities (§29.8)."""
     n = state.nations[nation]
-    _, most = reductions_needed(state, nation, disabled_tokens(state, nation)) if not options_of(state).small_cities else (1, 1)
+    _, most = reductions_needed(state, nation, disabled_tokens(state, nation)) if not parts_of(state).pieces.towns else (1, 1)
     ordered = candidates + [a for a in cities_of(state, nation) if a not in candidates]
     return Prompt(
         who=nation.lower(),

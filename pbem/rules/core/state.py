@@ -16,8 +16,9 @@ from pbem.rules.core.frozen import FrozenMap, replace
 #: what the engine rules by itself where the game's log could not tell (who is asked at all), so a game
 #: keeps the revision it began with, and `pbem verify` re-derives an older log as it was ruled.
 #: 0: every player holding cards is asked in trade. 1: a player whose hand (public, D-8 `seed`) is too small
-#: to trade is finished at once (issue 29).
-RULES_REVISION = 1
+#: to trade is finished at once (issue 29). 2: Small Cities orders the trade-card draw by the capped count
+#: N = min(9, cities + towns // 6), as SC-8 and Q-SC5 say, not by the uncapped one (issue 34).
+RULES_REVISION = 2
 
 
 @dataclass(frozen=True)

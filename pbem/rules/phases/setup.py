@@ -21,6 +21,7 @@ from pbem.rules.core.rejection import NotYourTurn, Rejection
 from pbem.rules.core.state import RULES_REVISION, GameState, NationState, Player
 from pbem.rules.ruleset.model import Ruleset
 from pbem.rules.ruleset.options import typed_options
+from pbem.rules.ruleset.parts import parts_for
 from pbem.rules.ruleset.reference import match_name
 from pbem.rules.ruleset.rulebook import ruleset_for_options, ruleset_of
 
@@ -52,9 +53,9 @@ def create_events(
     ``revision`` is recorded only when above 0, so a log from before revisions re-derives unchanged.
     """
     ruleset = ruleset_for_options(options)
-    if typed_options(options).no_trading and ruleset.no_trading is None:
-        raise Rejection("the No-Trading variant needs no_trading.json (its money piles) in the ruleset data, "
-                        "and this house map has none", "RULINGS.md §4.2")
+    missing = parts_for(typed_options(options)).deck.missing_data(ruleset)
+    if missing:
+        raise Rejection(*missing)
     count = len(players)
     if count not in ruleset.player_counts:
         sizes = ", ".join(str(n) for n in sorted(ruleset.player_counts))

@@ -41,7 +41,7 @@ from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.options import options_of
-from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.ruleset.rulebook import parts_of, ruleset_of
 
 PHASE = "surplus-removal"
 SURPLUS_CITES = ("seed 003: [11]", "D-9", "seed 001: 5B", "§26.1", "§29.8")
@@ -72,7 +72,7 @@ def _reduce_prompt(state: GameState) -> Prompt | None:
         return None  # one candidate, or every city must go: nothing to choose
     support = ruleset_of(state).numbers["city_support_tokens"]
     count = state.cities_on_board(nation)
-    if options_of(state).small_cities:
+    if parts_of(state).pieces.towns:
         question = towns_question(state, nation, disabled_tokens(state, nation))
         rule = "towns above the limit first, the largest excess first; then cities built this turn"
         return reduction_prompt(state, nation, candidates, question, rule, SUPPORT_CITES)

@@ -29,7 +29,7 @@ from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.options import options_of
-from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.ruleset.rulebook import parts_of, ruleset_of
 
 MAX_CHOICES = 60
 PHASE = "tax-collection"
@@ -59,7 +59,7 @@ def _cities(state: GameState, nation: str) -> list[str]:
 
 def _towns(state: GameState, nation: str) -> int:
     """Towns that pay tax (SC-12): none unless Small Cities is played."""
-    return state.towns_on_board(nation) if options_of(state).small_cities else 0
+    return parts_of(state).pieces.taxed_towns(state, nation)
 
 
 def _taxed(state: GameState, nation: str) -> bool:
@@ -174,7 +174,7 @@ def pending(state: GameState) -> dict[str, Prompt]:
             cities, towns = len(_cities(state, nation)), _towns(state, nation)
             question = f"You hold Coinage: choose your tax rate (1, 2 or 3 per city) for your {cities} cities."
             situation = f"Stock {n.stock}, treasury {n.treasury}, cities {cities}."
-            if options_of(state).small_cities:
+            if parts_of(state).pieces.towns:
                 question = (f"You hold Coinage: choose your tax rate for your {cities} cities and {towns} towns: "
                             + "; ".join(f"TAX {r} is {r} a city and 1 for every {k} towns ({r * cities + town_levy(towns, r)} "
                                         "in all)" for r, k in TOWNS_PER_TOKEN.items()) + ".")
@@ -188,7 +188,7 @@ def pending(state: GameState) -> dict[str, Prompt]:
                 template="TAX 2",
                 default="rate 2",
                 situation=(situation,),
-                cites=("§19.2", "§32.421") + (("SC-12",) if options_of(state).small_cities else ()),
+                cites=("§19.2", "§32.421") + (("SC-12",) if parts_of(state).pieces.towns else ()),
             )
         return out
     if state.step == "revolts" and _revolt_queue(state):
@@ -244,7 +244,7 @@ def _collect(state: GameState) -> Event:
     paid: dict[str, int] = {}
     shortfalls = []
     seed_rule = options_of(state).tax_shortfall_payment == "seed"
-    small = options_of(state).small_cities
+    small = parts_of(state).pieces.towns
     for nation in in_ast_order(state, state.nations):
         cities, towns = len(_cities(state, nation)), _towns(state, nation)
         if not cities and not towns:
@@ -292,7 +292,7 @@ def settle(state: GameState, draws: Draws) -> list[Event]:
 
 def _tell_collected(state: GameState, event: Event, viewer: str) -> str:
     parts = [f"{n} paid {p}" for n, p in event.data["paid"].items()]
-    if options_of(state).small_cities:  # what each paid for: cities and towns (SC-12)
+    if parts_of(state).pieces.towns:  # what each paid for: cities and towns (SC-12)
         parts = [f"{part} ({len(_cities(state, n))} cities, {_towns(state, n)} towns)" for part, n in zip(parts, event.data["paid"])]
     text = "Tax: " + (", ".join(parts) if parts else "nobody has a city, nobody pays") + "."
     for s in event.data["shortfalls"]:

@@ -41,9 +41,7 @@ from pbem.rules.core.phase import PhaseRules, acting_nation, defaulted, phase_en
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import NotYourTurn, Rejection
 from pbem.rules.core.state import GameState
-from pbem.rules.ruleset.model import money_type
-from pbem.rules.ruleset.options import options_of
-from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.ruleset.rulebook import parts_of, ruleset_of
 
 PHASE = "trade-card-acquisition"
 #: Most BUY lines a prompt lists (0..9, then the maximum when it is larger).
@@ -107,14 +105,24 @@ def apply_stacks_set_up(state: GameState, data: dict[str, Any]) -> GameState:
 
 
 def draw_right(state: GameState, nation: str) -> int:
-    """Cities on the board, and under Small Cities one more for every six towns (SC-8)."""
-    towns = state.towns_on_board(nation) // 6 if options_of(state).small_cities else 0
-    return state.cities_on_board(nation) + towns
+    """Cities on the board, and under Small Cities one more for every six towns (SC-8): the pieces decide."""
+    return parts_of(state).pieces.draw_right(state, nation)
+
+
+def _order_count(state: GameState, nation: str) -> int:
+    """What the draw order counts: the cities, or under Small Cities N = min(9, cities + towns // 6) (SC-8, Q-SC5).
+
+    Games of rules revision 1 and earlier counted the towns uncapped, so two nations that both draw nine
+    went by their uncapped counts; they keep that order when re-derived (`core.state.RULES_REVISION`).
+    """
+    if state.revision >= 2 and parts_of(state).pieces.towns:
+        return draw_count(state, nation)
+    return draw_right(state, nation)
 
 
 def draw_order(state: GameState) -> list[str]:
     """Fewest cities on the board first, ties by A.S.T.-ranking (seed 001: 6A, Q-S3; Small Cities: by N, Q-SC5)."""
-    return sorted(state.nations, key=lambda n: (draw_right(state, n), ast_rank(state, n)))
+    return sorted(state.nations, key=lambda n: (_order_count(state, n), ast_rank(state, n)))
 
 
 def _filed(state: GameState, key: str) -> tuple[str, ...]:
@@ -122,8 +130,7 @@ def _filed(state: GameState, key: str) -> tuple[str, ...]:
 
 
 def _pile_count(state: GameState) -> int:
-    rules = ruleset_of(state)
-    return len(rules.money_piles) if options_of(state).no_trading else len(rules.stacks)
+    return parts_of(state).deck.pile_count(ruleset_of(state))
 
 
 def draw_count(state: GameState, nation: str) -> int:
@@ -133,14 +140,11 @@ def draw_count(state: GameState, nation: str) -> int:
 
 def purchase_number(state: GameState, nation: str) -> int:
     """The stack cards are bought from: stack 9 (§27.51), or under No-Trading the nation's highest pile (NT-5, Q-NT3)."""
-    if options_of(state).no_trading:
-        return max(1, draw_count(state, nation))
-    return ruleset_of(state).purchase_stack
+    return parts_of(state).deck.purchase_number(ruleset_of(state), draw_count(state, nation))
 
 
 def price(state: GameState) -> int:
-    rules = ruleset_of(state)
-    return rules.no_trading.price if options_of(state).no_trading and rules.no_trading else rules.gold_ivory_price
+    return parts_of(state).deck.price(ruleset_of(state))
 
 
 def _purchase_stack(state: GameState, nation: str) -> tuple[str, ...]:
@@ -216,7 +220,8 @@ def _buy_prompt(state: GameState, nation: str) -> Prompt:
     most = most_affordable(state, nation)
     each, number = price(state), purchase_number(state, nation)
     hand = ", ".join(sorted(n.hand)) or "none"
-    if options_of(state).no_trading:
+    parts = parts_of(state)
+    if parts.deck.buys_own_pile:  # the buyer's highest money pile (NT-5)
         kind = ruleset_of(state).money_piles[number - 1].type
         question = (
             f"You may buy money cards of your highest type, {kind} (pile {number}), at {each} treasury each, "
@@ -239,9 +244,9 @@ def _buy_prompt(state: GameState, nation: str) -> Prompt:
         default="BUY 0 (buy nothing)",
         situation=(
             f"Treasury {n.treasury}, stock {n.stock}, cities on the board {state.cities_on_board(nation)}"
-            + (f", towns {state.towns_on_board(nation)}." if options_of(state).small_cities else "."),
-            f"Your {'money' if options_of(state).no_trading else 'trade'} cards: {hand}.",
-            f"Cards left in {'pile' if options_of(state).no_trading else 'stack'} {number}: {len(_purchase_stack(state, nation))}.",
+            + (f", towns {state.towns_on_board(nation)}." if parts.pieces.towns else "."),
+            f"Your {parts.deck.card}s: {hand}.",
+            f"Cards left in {parts.deck.pile} {number}: {len(_purchase_stack(state, nation))}.",
         ),
         cites=cites,
     )
@@ -267,14 +272,14 @@ def decide_buy(state: GameState, command: BuyTradeCards, by_default: bool = Fals
         waiting = f"; it is {who}'s turn to draw or buy" if who else ""
         later = who is not None and nation in draw_order(state) and (_must_draw(state, nation) or _may_buy(state, nation))
         raise (NotYourTurn if later else Rejection)(f"you may buy only straight after your own draw{waiting}", "§27.51")
-    money = options_of(state).no_trading
+    deck = parts_of(state).deck
     most = most_affordable(state, nation)
     number = purchase_number(state, nation)
     if command.count < 0 or command.count > most:
         raise Rejection(
             f"you can buy at most {most} (treasury {state.nations[nation].treasury}, {price(state)} each; "
-            f"{len(_purchase_stack(state, nation))} cards left in {'pile' if money else 'stack'} {number})",
-            "NT-5" if money else "§27.51",
+            f"{len(_purchase_stack(state, nation))} cards left in {deck.pile} {number})",
+            deck.buy_rule,
         )
     data: dict[str, Any] = {
         "nation": nation,
@@ -282,14 +287,13 @@ def decide_buy(state: GameState, command: BuyTradeCards, by_default: bool = Fals
         "cards": list(_purchase_stack(state, nation)[: command.count]),
         "paid": command.count * price(state),
     }
-    if money:
-        data["stack"] = number
+    if deck.buys_own_pile:
+        data["stack"] = number  # NT-5: the buyer's own pile, recorded
     if by_default:
         data["by_default"] = True
-    if money:
-        cites: tuple[str, ...] = ("NT-5", "Q-NT12") + (("Q-NT3",) if draw_count(state, nation) == 0 else ())
-    else:
-        cites = ("seed 001: 6", "§27.51")
+    cites = deck.buy_cites
+    if deck.buys_own_pile and draw_count(state, nation) == 0:
+        cites += ("Q-NT3",)
     return [Event("TradeCardsBought", data, cites)]
 
 
@@ -306,8 +310,8 @@ def _draw(state: GameState, nation: str) -> Event:
     cards = [state.stacks[n][0] for n in numbers]
     skipped = [n for n in reach if n not in numbers]
     data = {"nation": nation, "cities": state.cities_on_board(nation), "stacks": numbers, "cards": cards, "skipped": skipped}
-    cites = ("NT-4", "Q-NT2") if options_of(state).no_trading else ("seed 001: 6A", "Q-S3", "§27.1", "§27.4")
-    if options_of(state).small_cities:
+    cites = parts_of(state).deck.draw_cites
+    if parts_of(state).pieces.towns:
         data["towns"] = state.towns_on_board(nation)
         cites += ("SC-8", "Q-SC5")
     return Event("TradeCardsDrawn", data, cites)
@@ -316,7 +320,7 @@ def _draw(state: GameState, nation: str) -> Event:
 def settle(state: GameState, draws: Draws) -> list[Event]:
     if state.step == "":
         if not state.stacks:
-            return [set_up_money(state, draws) if options_of(state).no_trading else set_up_stacks(state, draws)]
+            return [set_up_money(state, draws) if parts_of(state).deck.calamities_apart else set_up_stacks(state, draws)]
         order = draw_order(state)
         return [Event("TradeCardDrawBegan", {"order": order}, ("seed 001: 6A", "Q-S3"))]
     if state.step == "draw":
@@ -337,16 +341,16 @@ def sees_cards(viewer: str, nation: str) -> bool:
 
 
 def _plural(state: GameState, count: int) -> str:
-    kind = "money card" if options_of(state).no_trading else "trade card"
-    return f"{count} {kind}" + ("" if count == 1 else "s")
+    return f"{count} {parts_of(state).deck.card}" + ("" if count == 1 else "s")
 
 
 def _cards_seen(state: GameState, viewer: str, nation: str, cards: list[str]) -> str:
     """The cards as ``viewer`` may know them: all of it for the owner; a money card's type for the others (Q-NT1)."""
     if sees_cards(viewer, nation):
         return f" ({', '.join(cards)})"
-    if options_of(state).no_trading and cards:
-        return f" ({', '.join(money_type(c) for c in cards)})"
+    seen = [parts_of(state).deck.seen_by_others(c) for c in cards]
+    if seen and all(s is not None for s in seen):
+        return f" ({', '.join(s for s in seen if s is not None)})"
     return ""
 
 
@@ -359,14 +363,13 @@ def _tell_drawn(state: GameState, event: Event, viewer: str) -> str:
     d = event.data
     text = f"{d['nation']} drew {_plural(state, len(d['cards']))}" + _cards_seen(state, viewer, d["nation"], d["cards"])
     if d["skipped"]:
-        piles = "piles" if options_of(state).no_trading else "stacks"
-        text += f"; empty {piles} skipped: {', '.join(str(n) for n in d['skipped'])}"
+        text += f"; empty {parts_of(state).deck.pile}s skipped: {', '.join(str(n) for n in d['skipped'])}"
     return text + "."
 
 
 def _tell_bought(state: GameState, event: Event, viewer: str) -> str:
     d = event.data
-    kind = "money cards" if options_of(state).no_trading else "trade cards"
+    kind = parts_of(state).deck.card + "s"
     if not d["count"]:
         return f"{d['nation']} bought no {kind}." if not d.get("by_default") else f"{d['nation']} bought no {kind} ({defaulted(d)})."
     where = f"pile {d['stack']}" if "stack" in d else f"stack {ruleset_of(state).purchase_stack}"
@@ -398,7 +401,7 @@ RULES = PhaseRules(
             + f"; {len(e.data['calamities'])} calamities)."
         ),
         "TradeCardDrawBegan": lambda s, e, v: (
-            ("Money" if options_of(s).no_trading else "Trade") + " cards are drawn in this order: " + ", ".join(e.data["order"]) + "."
+            parts_of(s).deck.title + " cards are drawn in this order: " + ", ".join(e.data["order"]) + "."
         ),
         "TradeCardsDrawn": _tell_drawn,
         "TradeCardsBought": _tell_bought,

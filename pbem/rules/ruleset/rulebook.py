@@ -9,6 +9,7 @@ from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.loader import RULESET_OPTIONS, load_ruleset
 from pbem.rules.ruleset.model import Ruleset
 from pbem.rules.ruleset.options import options_of
+from pbem.rules.ruleset.parts import Parts, parts_for
 
 
 @lru_cache(maxsize=32)
@@ -36,3 +37,19 @@ def ruleset_of(state: GameState) -> Ruleset:
     ruleset = _load(options.ruleset_data, options.board)
     _last = (options, ruleset)
     return ruleset
+
+
+#: As `ruleset_of`: the last typed options looked up and the parts they chose, checked by identity.
+_last_parts: tuple[object, Parts] | None = None
+
+
+def parts_of(state: GameState) -> Parts:
+    """What the game's variants chose, once: its deck, its pieces, its calamity procedure (`ruleset.parts`)."""
+    global _last_parts
+    options = options_of(state)
+    last = _last_parts
+    if last is not None and last[0] is options:
+        return last[1]
+    parts = parts_for(options)
+    _last_parts = (options, parts)
+    return parts

@@ -31,7 +31,7 @@ import random
 from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.state import GameState
 from pbem.rules.phases.movement.turns import MOVE_STEP, SHIP_STEP
-from pbem.rules.ruleset.options import options_of
+from pbem.rules.ruleset.rulebook import parts_of
 
 from .advances import hand_limit_order, plan_purchase
 from .calamities import volunteering
@@ -79,7 +79,7 @@ def _planned(prompt: Prompt, rng: random.Random, state: GameState) -> str | None
         return _checked(state, prompt, ship_order(state, nation))
     if prompt.step == MOVE_STEP:  # every nation with tokens is asked: the time to set its standing order
         return "\n".join([*volunteering(state, nation), plan_moves(prompt, state)])
-    if prompt.step == "build-cities" and options_of(state).small_cities:
+    if prompt.step == "build-cities" and parts_of(state).pieces.towns:
         return _checked(state, prompt, small_cities_order(prompt, state))
     if prompt.step == "build-cities":
         return _checked(state, prompt, build_order(prompt, state))

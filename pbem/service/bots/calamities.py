@@ -20,14 +20,14 @@ themselves, five players 6 → 8. Volunteering with two cities did worse
 from __future__ import annotations
 
 from pbem.rules.core.state import GameState
-from pbem.rules.ruleset.options import options_of
+from pbem.rules.ruleset.rulebook import parts_of
 
 VOLUNTEER_UP_TO = 1  # cities: with this many or fewer the nation rolls even when exempt
 
 
 def volunteering(state: GameState, nation: str) -> list[str]:
     """The VOLUNTEER line that brings the nation's standing order in line with its cities (none if it is)."""
-    if not options_of(state).no_trading:
+    if not parts_of(state).calamities.volunteers:  # NT-8
         return []
     wanted = state.cities_on_board(nation) <= VOLUNTEER_UP_TO
     if wanted == state.nations[nation].volunteers:

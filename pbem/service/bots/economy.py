@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from pbem.rules.core.state import GameState
 from pbem.rules.phases.trade_cards import price, purchase_number
-from pbem.rules.ruleset.options import options_of
-from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.ruleset.rulebook import parts_of, ruleset_of
 
 TAX_PER_CITY = 2  # §19.1
 
@@ -35,8 +34,8 @@ def tax_rate_order(state: GameState, nation: str) -> str:
 def card_value(state: GameState, nation: str) -> float:
     """What a card bought now is worth on average, to pay for civilization cards with."""
     rules = ruleset_of(state)
-    if options_of(state).no_trading and rules.no_trading:
-        pile = next(p for p in rules.no_trading.piles if p.number == purchase_number(state, nation))
+    if parts_of(state).deck.buys_own_pile and rules.money_piles:
+        pile = next(p for p in rules.money_piles if p.number == purchase_number(state, nation))
         copies = sum(pile.values.values())
         return sum(value * n for value, n in pile.values.items()) / copies
     stack = rules.stacks[rules.purchase_stack - 1]

@@ -26,8 +26,8 @@
      Spent and discarded cards go to `state.returned` for 13b (D-22). The
      number kept is public (D-8 either way).
 
-Not played: the No-Trading variant's money cards (NT-13). Under
-`variant-no-trading=on` this phase waits (nobody is asked, nothing happens).
+Under No-Trading the money cards take the commodities' place: they pay their
+face values and the hand limit is the money one (NT-13; `ruleset.parts` deck).
 """
 
 from __future__ import annotations

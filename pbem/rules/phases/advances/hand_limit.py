@@ -26,7 +26,7 @@ from pbem.rules.phases.advances.payment import (
     take_from_hand,
 )
 from pbem.rules.phases.advances.purchase import hand_text, pay_text
-from pbem.rules.ruleset.options import options_of
+from pbem.rules.ruleset.rulebook import parts_of
 
 LIMIT_CITES = ("seed 003: 12", "§31.71", "D-8")
 
@@ -96,9 +96,7 @@ def discard_prompt(state: GameState, nation: str) -> Prompt:
         step="hand-limit",
         question=(
             f"Hand limit: you may keep {limit} {card_word(state)} cards and hold {limit + excess}. Name the {excess} you "
-            + ("give up, e.g. DISCARD Ore 3, Water 5. They go back into their piles; how many you keep is public."
-               if options_of(state).no_trading else
-               "give up, e.g. DISCARD Ochre 2, Hides 1. They go back under their stacks; how many you keep is public.")
+            + parts_of(state).deck.discard_help
         ),
         choices=tuple(_discard_choices(state, nation)),
         template=_discard_line(lowest),
@@ -149,7 +147,7 @@ def decide_discard(state: GameState, command: DiscardCards, by_default: bool = F
     if sum(cards.values()) != excess:
         raise Rejection(
             f"discard exactly {excess} {card_word(state)} cards to keep {hand_limit(state)}; you named {sum(cards.values())}",
-            "NT-13" if options_of(state).no_trading else "§31.71",
+            parts_of(state).deck.hand_limit_rule,
         )
     data: dict[str, Any] = {"nation": nation, "cards": dict(sorted(cards.items()))}
     if by_default:

@@ -16,8 +16,7 @@ from pbem.rules.board.commodities import (
 )
 from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.model import money_value
-from pbem.rules.ruleset.options import options_of
-from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.ruleset.rulebook import parts_of, ruleset_of
 
 PHASE = "civilization-advances"
 MAX_CHOICES = 60
@@ -95,7 +94,7 @@ class Payments:
         self._state = state
         self._greedy = self._money = False
         self._mining: tuple[str, ...] = ()
-        if options_of(state).no_trading:
+        if parts_of(state).deck.pays_face_values:  # NT-13: money cards pay their face values
             self._money = True
             return
         self._mining = mining_commodities(state, nation)

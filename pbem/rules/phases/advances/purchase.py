@@ -41,8 +41,7 @@ from pbem.rules.phases.advances.payment import (
     sees_hand,
     take_from_hand,
 )
-from pbem.rules.ruleset.options import options_of
-from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.ruleset.rulebook import parts_of, ruleset_of
 
 BUY_CITES = ("seed 003: 12", "§31", "§28.51")
 MINING_CITES = ("§28.53", "§32.261")
@@ -101,7 +100,7 @@ def hand_text(state: GameState, nation: str) -> str:
     if not held:
         return f"no {card_word(state)} cards"
     known = commodity_kinds(state)
-    if options_of(state).no_trading:
+    if parts_of(state).deck.pays_face_values:
         aside = state.nations[nation].set_aside
         total = sum(known[n].set_value(c) for n, c in held.items())
         text = ", ".join(_cards_text(n, c) for n, c in held.items()) + f" (worth {total})"
@@ -159,7 +158,7 @@ def advance_prompt(state: GameState, nation: str) -> Prompt:
         who=nation.lower(),
         player_id=n.player_id,
         step="buy-advances",
-        question=_ADVANCE_MONEY if options_of(state).no_trading else _ADVANCE_COMMODITIES,
+        question=_ADVANCE_MONEY if parts_of(state).deck.pays_face_values else _ADVANCE_COMMODITIES,
         choices=tuple(choices),
         template=choices[0],
         default="nothing is bought",

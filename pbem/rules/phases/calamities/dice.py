@@ -26,8 +26,7 @@ from pbem.rules.core.frozen import replace
 from pbem.rules.core.phase import acting_nation
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
-from pbem.rules.ruleset.options import options_of
-from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.ruleset.rulebook import parts_of, ruleset_of
 
 DRAW_CITES = ("seed 004: 5", "NT-8", "NT-9", "NT-10")
 
@@ -53,10 +52,8 @@ def most_advanced_epoch(state: GameState) -> str:
 
 def count_roll(state: GameState, draws: Draws) -> Event:
     """Phase 8 under No-Trading: one die for the number of calamities this turn; below zero counts as zero."""
-    rules = ruleset_of(state)
-    assert rules.no_trading is not None
     epoch = most_advanced_epoch(state)
-    sides, add = rules.no_trading.calamity_dice[epoch]
+    sides, add = parts_of(state).calamities.count_dice(ruleset_of(state), epoch)
     die = draws.below(sides, f"{state.version}:calamity-count") + 1 if sides else None
     count = max(0, die + add) if die is not None else 0
     data = {"epoch": epoch, "sides": sides, "add": add, "die": die, "count": count}
@@ -205,7 +202,7 @@ def apply_back_in_pile(state: GameState, data: dict[str, Any]) -> GameState:
 
 
 def decide_volunteer(state: GameState, command: Volunteer) -> list[Event]:
-    if not options_of(state).no_trading:
+    if not parts_of(state).calamities.volunteers:
         raise Rejection("VOLUNTEER is an order of the No-Trading variant, which this game does not play", "NT-8")
     nation = acting_nation(state, command.player_id)
     return [Event("VolunteeringSet", {"nation": nation, "volunteers": command.on}, ("NT-8",))]

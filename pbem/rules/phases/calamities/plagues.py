@@ -31,8 +31,7 @@ from pbem.rules.phases.calamities.choosing import (
     quantity,
 )
 from pbem.rules.ruleset.model import money_type, money_value
-from pbem.rules.ruleset.options import options_of
-from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.ruleset.rulebook import parts_of, ruleset_of
 
 WATER = "Water"
 WATER_CITES = ("seed 004: 5d", "NT-12", "§32.231")
@@ -147,7 +146,7 @@ def tell_water(state: GameState, event: Event, viewer: str) -> str:
 
 def _famine_loss(state: GameState, loss: Loss, index: int) -> Loss | WaterChoice:
     """Under No-Trading, a Pottery holder with Water is first asked how many to set aside (NT-12)."""
-    if not options_of(state).no_trading or not loss.points:
+    if not parts_of(state).calamities.water_set_aside or not loss.points:
         return loss
     cut = _water_cut(state, loss.nation)
     decided = _water_decided(state, index)

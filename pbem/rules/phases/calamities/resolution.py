@@ -76,6 +76,7 @@ from pbem.rules.phases.calamities.dice import (
     tell_volunteering,
 )
 from pbem.rules.ruleset.options import options_of
+from pbem.rules.ruleset.rulebook import parts_of
 
 #: Every family of calamities; a calamity is resolved by its family's resolver.
 FAMILIES = (unrest.FAMILY, seizure.FAMILY, plagues.FAMILY, nature.FAMILY, war.FAMILY, barbarians.FAMILY, reductions.FAMILY)
@@ -99,7 +100,7 @@ def _current(state: GameState) -> tuple[Strike, Any] | None:
 
 def _by_towns(state: GameState, stage: Any) -> bool:
     """Under Small Cities the victim's own reductions follow SC-10: no city is picked up front."""
-    return isinstance(stage, Stage) and stage.effect == "reduce" and stage.free_choice and options_of(state).small_cities
+    return isinstance(stage, Stage) and stage.effect == "reduce" and stage.free_choice and parts_of(state).pieces.towns
 
 
 def _changes(state: GameState, stage: Stage, picked: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -116,7 +117,7 @@ def _changes(state: GameState, stage: Stage, picked: tuple[str, ...]) -> list[di
             to = stage.to if stage.to and cities_in_stock(state, stage.to) > seized else None
             seized += 1 if to else 0
             out.append({"area": area, "owner": owner, "effect": "seize" if to else "eliminate", "to": to})
-        elif options_of(state).small_cities:  # the named city's owner reduces under SC-10
+        elif parts_of(state).pieces.towns:  # the named city's owner reduces under SC-10
             out.append({"area": area, "owner": owner, "effect": "towns-reduction"})
         else:
             due = reduction_tokens(state, owner, area)
@@ -179,7 +180,7 @@ def apply_resolved(state: GameState, data: dict[str, Any]) -> GameState:
     for key in (key for family in FAMILIES for key in family.filed):
         filed = filed.without(key)
     state = replace(state, calamities=state.calamities[1:], step="", filed=filed)
-    if options_of(state).no_trading:
+    if parts_of(state).calamities.face_up_after:
         return state  # the card stays face up until the next turn's phase 9 has ended (NT-14)
     return return_cards(state, [data["calamity"]])
 
@@ -190,7 +191,7 @@ def _struck_cites(cal: Strike, stage: Stage) -> tuple[str, ...]:
 
 def settle_resolution(state: GameState, draws: Draws) -> list[Event]:
     current = _current(state)
-    if current is None and options_of(state).no_trading:
+    if current is None and parts_of(state).calamities.by_dice:
         if state.calamity_draws_left > 0:
             return [draw_next(state, draws)]  # one calamity at a time, each resolved before the next is rolled (NT-10)
         back = back_in_pile(state)
@@ -315,7 +316,7 @@ def _loss_prompt(state: GameState) -> Prompt | None:
                 stage.question
                 + (f" You cannot lose exactly {stage.points}: lose {need}." if need != stage.points else "")
                 + " Name your losses: '<area> <tokens>' removes tokens, "
-                + ("'<area> <n> TOWNS' removes towns (1 point each), " if options_of(state).small_cities else "")
+                + ("'<area> <n> TOWNS' removes towns (1 point each), " if parts_of(state).pieces.towns else "")
                 + "'<area> CITY' eliminates a city (5 points"
                 + (", leaving 1 token: 4" if stage.keep_one else "")
                 + "), '<area> REDUCE' reduces it (5 less the tokens it leaves)."
@@ -324,7 +325,7 @@ def _loss_prompt(state: GameState) -> Prompt | None:
             template=lines[0],
             default=f"{lines[0]} (tokens first, by area name, then as few cities as possible)",
             situation=(
-                ("Tokens and towns" if options_of(state).small_cities else "Tokens")
+                ("Tokens and towns" if parts_of(state).pieces.towns else "Tokens")
                 + " you may remove: " + (", ".join(f"{a} {k}" for a, k in room.items()) or "none") + ".",
                 "Your cities: " + (", ".join(cities) or "none") + f". Stock {n.stock}.",
             ),

@@ -25,7 +25,7 @@ from pbem.rules.core.phase import PhaseRules, phase_ended
 from pbem.rules.core.state import GameState
 from pbem.rules.phases.calamities.dice import apply_count, count_roll, tell_count
 from pbem.rules.ruleset.options import options_of
-from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.ruleset.rulebook import parts_of, ruleset_of
 
 SELECTION = "calamity-selection"
 
@@ -83,7 +83,7 @@ def apply_limited(state: GameState, data: dict[str, Any]) -> GameState:
 
 
 def settle_selection(state: GameState, draws: Draws) -> list[Event]:
-    if options_of(state).no_trading:
+    if parts_of(state).calamities.by_dice:  # NT-7
         if state.step == "":
             return [count_roll(state, draws), phase_ended(SELECTION, ("NT-7",))]
         return []

@@ -87,14 +87,14 @@ from pbem.rules.phases.cities.towns import (
     towns_treasury,
 )
 from pbem.rules.ruleset.options import options_of
-from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.ruleset.rulebook import parts_of, ruleset_of
 
 # -- the orders step --------------------------------------------------------------------------
 
 
 def _can_order(state: GameState, nation: str) -> bool:
     """A city to build, or under Small Cities a town to make (SC-1)."""
-    return bool(buildable(state, nation)) or (options_of(state).small_cities and bool(town_sites(state, nation)))
+    return bool(buildable(state, nation)) or (parts_of(state).pieces.towns and bool(town_sites(state, nation)))
 
 
 def _asked(state: GameState) -> list[str]:
@@ -154,7 +154,7 @@ def _accepted(state: GameState, command: BuildCities | BuildTowns) -> bool:
 
 
 def _build_prompt(state: GameState, nation: str) -> Prompt:
-    if options_of(state).small_cities:
+    if parts_of(state).pieces.towns:
         return _towns_prompt(state, nation)
     n = state.nations[nation]
     can = buildable(state, nation)
@@ -264,12 +264,12 @@ def _reduce_prompt(state: GameState, nation: str) -> Prompt | None:
     cities = state.cities_on_board(nation)
     order = options_of(state).support_reduction_order
     rule = "cities built this turn go first" + (" (with cities gained this turn)" if order == "1991" else "")
-    question = towns_question(state, nation) if options_of(state).small_cities else (
+    question = towns_question(state, nation) if parts_of(state).pieces.towns else (
         f"City support: your {cities} cities need {support * cities} of your tokens on the board; you have "
         f"{state.tokens_on_board(nation)}. Choose a city to reduce: it becomes tokens of yours from stock. "
         + reductions_asked(state, nation)
     )
-    if options_of(state).small_cities:
+    if parts_of(state).pieces.towns:
         rule = "towns above the limit first, the largest excess first; then " + rule
     return reduction_prompt(state, nation, candidates, question, rule, SUPPORT_CITES)
 
@@ -293,7 +293,7 @@ def apply_ordered(state: GameState, data: dict[str, Any]) -> GameState:
     nation = data["nation"]
     builds = tuple(filed_builds(state, nation)) + tuple((a, t) for a, t in data["builds"])
     filed = state.filed.set(f"builds:{nation}", builds)
-    if not options_of(state).small_cities:  # the BUILD line is the whole answer; with towns, DONE closes it
+    if not parts_of(state).pieces.towns:  # the BUILD line is the whole answer; with towns, DONE closes it
         filed = filed.set(f"done:{nation}", (1,))
     return replace(state, filed=filed)
 
@@ -347,7 +347,7 @@ def decide_build(state: GameState, command: BuildCities) -> list[Event]:
 
 def decide_towns(state: GameState, command: BuildTowns) -> list[Event]:
     nation = acting_nation(state, command.player_id)
-    if not options_of(state).small_cities:
+    if not parts_of(state).pieces.towns:
         raise Rejection("towns are made only in the Small Cities variant, which this game does not play", "SC-1")
     if state.phase != PHASE or state.step != "":
         raise Rejection("towns are made in phase 5, before its orders are resolved", "SC-1")
@@ -397,7 +397,7 @@ def settle(state: GameState, draws: Draws) -> list[Event]:
             return []
         builds = {n: [list(b) for b in filed_builds(state, n)] for n in in_ast_order(state, state.nations) if filed_builds(state, n)}
         data: dict[str, Any] = {"builds": builds, "asked": _asked(state)}
-        if options_of(state).small_cities:
+        if parts_of(state).pieces.towns:
             data["towns"] = {n: [list(t) for t in filed_towns(state, n)] for n in in_ast_order(state, state.nations)
                              if filed_towns(state, n)}
         return [Event("CityOrdersRevealed", data, ("seed 001: 5", "Q-S19", "D-21"))]

@@ -20,7 +20,7 @@ from pbem.rules.core.frozen import FrozenMap, replace
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.options import options_of
-from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.ruleset.rulebook import parts_of, ruleset_of
 
 PHASE = "city-construction"
 AS_NEEDED = -1  # BUILD <area> TREASURY with no number: as many as the city needs
@@ -108,7 +108,7 @@ def apply_built(state: GameState, data: dict[str, Any]) -> GameState:
         state = state.with_nation(replace(n, treasury=n.treasury - city["treasury"], stock=n.stock + city["treasury"]))
     built = state.built_this_turn + tuple(c["area"] for c in data["cities"] if c["area"] not in state.built_this_turn)
     filed = state.filed.without(f"builds:{nation}")
-    if options_of(state).small_cities and any(c["treasury"] for c in data["cities"]):
+    if parts_of(state).pieces.towns and any(c["treasury"] for c in data["cities"]):
         filed = filed.set(f"arch-city:{nation}", (1,))  # SC-3: the turn's one city where Architecture helped
     return replace(state, built_this_turn=built, filed=filed)
 

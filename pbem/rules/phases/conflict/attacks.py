@@ -26,7 +26,7 @@ from pbem.rules.core.events import Event
 from pbem.rules.core.frozen import replace
 from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.options import options_of
-from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.ruleset.rulebook import parts_of, ruleset_of
 
 PHASE = "conflict"
 STAGES = ("fight", "restore", "sweep", "spoils")
@@ -230,7 +230,7 @@ def deferral_question(state: GameState) -> tuple[str, str, list[tuple[str, str, 
 
 def plunder_towns(state: GameState, area: str, defender: str) -> int | None:
     """Small Cities: T, the defender's towns destroyed or forfeited in ``area`` (SC-17); None where plain spoils apply."""
-    if not options_of(state).small_cities or defender not in state.nations:
+    if not parts_of(state).pieces.towns or defender not in state.nations:
         return None  # pirate cities keep their own rule (D-5, Q-SC9)
     plunders = state.filed.get("plunders", ())
     if state.step == "" and plunders:
@@ -291,7 +291,7 @@ def _has_work(state: GameState, entry: tuple[str, str, str, str], stage: str) ->
 
 def towns_for_city(state: GameState, defender: str) -> bool:
     """Small Cities: a player's city attacked in 4b becomes towns, whatever the attacker's strength (SC-16)."""
-    return options_of(state).small_cities and defender in state.nations
+    return parts_of(state).pieces.towns and defender in state.nations
 
 
 def restores(state: GameState, area: str, defender: str) -> bool:

@@ -41,7 +41,7 @@ from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.rejection import Rejection
 from pbem.rules.core.state import GameState
 from pbem.rules.ruleset.options import options_of
-from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.ruleset.rulebook import parts_of, ruleset_of
 
 from pbem.rules.phases.trade.offers import (
     Offer,
@@ -462,7 +462,7 @@ def pending(state: GameState) -> dict[str, Prompt]:
 
 
 def settle(state: GameState, draws: Draws) -> list[Event]:
-    if options_of(state).no_trading:
+    if not parts_of(state).calamities.trading:
         return [phase_ended(PHASE, ("NT-6",))]
     unable = _unable_openly(state)
     if unable:
