@@ -31,6 +31,7 @@ from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.state import GameState
 from pbem.rules.phases.trade import open_offers, write_ask, write_cards, write_give
 from pbem.rules.phases.trade.offers import Offer
+from pbem.rules.ruleset.options import options_of
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 from .lookahead import nation_of, try_orders
@@ -39,6 +40,7 @@ WAIT = ""  # no reply for now: the bot waits for an answer to its open offer
 OFFERS_PER_PLAYER = 2  # offers a turn, per player, before bots stop offering
 CALAMITY_PRICE = 25  # what holding a calamity costs a hand, to a planner
 TABLE_OFFERS = 12  # a planner's offers a turn at a small table, asked anew while turned down
+SMALL_CITIES_TABLE_OFFERS = 18  # the same under Small Cities (docs/bots.md, three-player games)
 SMALL_TABLE = 3  # nations at most at a small table
 UNSEEN_RISK = 1  # what an unnamed card in an offer is feared to cost, to a planner
 
@@ -192,7 +194,9 @@ def _small(state: GameState) -> bool:
 
 def _offer_limit(state: GameState) -> int:
     """Offers a turn before planners stop offering: TABLE_OFFERS at a small table, two per player elsewhere."""
-    return TABLE_OFFERS if _small(state) else OFFERS_PER_PLAYER * len(state.nations)
+    if not _small(state):
+        return OFFERS_PER_PLAYER * len(state.nations)
+    return SMALL_CITIES_TABLE_OFFERS if options_of(state).small_cities else TABLE_OFFERS
 
 
 def _turned_down(offers: list[Offer], mine: Offer, others: list[str]) -> bool:
