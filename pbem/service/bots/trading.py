@@ -18,7 +18,10 @@ partner's hand, and an offer nobody takes used to end a planner's trading
 for the turn. So once everyone it went to has passed it over for an offer
 of his own, a planner at a table of three replaces it with one asking for
 other cards, up to ``TABLE_OFFERS`` offers a turn (three players: 20 → 24
-of 30 games ending by themselves, docs/bots.md).
+of 30 games ending by themselves, docs/bots.md). Under Small Cities the
+three-player games stalled the same way (short of the money for the cards
+of spaces 10 and 13 to 15), and there ``SMALL_CITIES_TABLE_OFFERS`` allows
+eighteen (22 → 24 of 30); base games keep twelve, so they play as before.
 """
 
 from __future__ import annotations
