@@ -20,7 +20,10 @@ partner's hand, and an offer nobody takes used to end a planner's trading
 for the turn. So once everyone it went to has passed it over for an offer
 of his own, a planner at a table of three replaces it with one asking for
 other cards, up to ``TABLE_OFFERS`` offers a turn (three players: 20 → 24
-of 30 games ending by themselves, docs/bots.md).
+of 30 games ending by themselves, docs/bots.md). Under Small Cities the
+three-player games stalled the same way (short of the money for the cards
+of spaces 10 and 13 to 15), and there ``SMALL_CITIES_TABLE_OFFERS`` allows
+eighteen (22 → 24 of 30); base games keep twelve, so they play as before.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.state import GameState
 from pbem.rules.phases.trade import open_offers, write_ask, write_cards, write_give
 from pbem.rules.phases.trade.offers import Offer
+from pbem.rules.ruleset.options import options_of
 from pbem.rules.ruleset.rulebook import ruleset_of
 
 from .lookahead import nation_of, try_orders
@@ -41,6 +45,7 @@ WAIT = ""  # no reply for now: the bot waits for an answer to its open offer
 OFFERS_PER_PLAYER = 2  # offers a turn, per player, before bots stop offering
 CALAMITY_PRICE = 25  # what holding a calamity costs a hand, to a planner
 TABLE_OFFERS = 12  # a planner's offers a turn at a small table, asked anew while turned down
+SMALL_CITIES_TABLE_OFFERS = 18  # the same under Small Cities (docs/bots.md, three-player games)
 SMALL_TABLE = 3  # nations at most at a small table
 UNSEEN_RISK = 1  # what an unnamed card in an offer is feared to cost, to a planner
 
@@ -195,7 +200,9 @@ def _small(state: GameState) -> bool:
 
 def _offer_limit(state: GameState) -> int:
     """Offers a turn before planners stop offering: TABLE_OFFERS at a small table, two per player elsewhere."""
-    return TABLE_OFFERS if _small(state) else OFFERS_PER_PLAYER * len(state.nations)
+    if not _small(state):
+        return OFFERS_PER_PLAYER * len(state.nations)
+    return SMALL_CITIES_TABLE_OFFERS if options_of(state).small_cities else TABLE_OFFERS
 
 
 def _turned_down(offers: list[Offer], mine: Offer, others: list[str]) -> bool:
