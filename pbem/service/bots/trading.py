@@ -36,8 +36,7 @@ from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.state import GameState
 from pbem.rules.phases.trade import open_offers, write_ask, write_cards, write_give
 from pbem.rules.phases.trade.offers import Offer
-from pbem.rules.ruleset.options import options_of
-from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.ruleset.rulebook import parts_of, ruleset_of
 
 from .lookahead import nation_of, try_orders
 
@@ -202,7 +201,7 @@ def _offer_limit(state: GameState) -> int:
     """Offers a turn before planners stop offering: TABLE_OFFERS at a small table, two per player elsewhere."""
     if not _small(state):
         return OFFERS_PER_PLAYER * len(state.nations)
-    return SMALL_CITIES_TABLE_OFFERS if options_of(state).small_cities else TABLE_OFFERS
+    return SMALL_CITIES_TABLE_OFFERS if parts_of(state).pieces.towns else TABLE_OFFERS  # towns: Small Cities
 
 
 def _turned_down(offers: list[Offer], mine: Offer, others: list[str]) -> bool:
