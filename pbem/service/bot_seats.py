@@ -20,7 +20,9 @@ A bot never blocks a step. If the server refuses its answer (the message
 was read at this version and the seat is still asked), it answers once more
 with the prompt's first choice (or its template when it lists none), under
 a second Message-ID; if that is refused too, its defaults apply at the
-deadline.
+deadline. Bots waiting on each other alone (every seat asked is a bot's,
+each trader waiting on its own offer) close their steps (FINISH) instead
+of holding the table to the deadline.
 
 Press to a bot (naming its nation, or replying to it) is answered once, at
 once, with a short canned reply through the press reply address of that
@@ -57,6 +59,8 @@ PRESS_WINDOW = 200
 #: What a bot answers to press: one line, no order in it (a reply holding orders would be played, not relayed).
 PRESS_REPLY = ("This seat is played by the server's {strategy} bot, which reads no press: it answers its "
                "prompts by itself, and takes an offer in the trade phase when the cards suit it.")
+#: What `_order_answer` says of a bot with nothing to say yet (a trader waiting on its offer).
+WAITING = ("", "", "")
 #: Messages still waiting in the inbox (not yet read): a bot's answer there is not known refused.
 _UNREAD = ("received", "failed")
 
@@ -90,13 +94,20 @@ def bot_answers(uow: UnitOfWork, settings: Settings, now: datetime) -> list[tupl
         if now - since < timedelta(seconds=settings.bot_delay):
             continue
         _, head = uow.events.head(game.game_id)
-        for prompt in rules.pending(state).values():
+        pending = list(rules.pending(state).values())
+        answers, waiting = [], []
+        for prompt in pending:
             if prompt.player_id not in bots:
                 continue
             answer = _order_answer(uow, settings, state, prompt, bots[prompt.player_id], head)
-            if answer is None:
-                continue
-            message_id, text, chosen = answer
+            if answer == WAITING:
+                waiting.append(prompt)
+            elif answer is not None:
+                answers.append((prompt, answer))
+        if waiting and len(waiting) == len(pending):  # bots waiting on each other alone: nothing would move
+            answers = [(p, closing) for p in waiting
+                       if (closing := _closing(uow, settings, state, p, bots[p.player_id])) is not None]
+        for prompt, (message_id, text, chosen) in answers:
             to = reply_address(key, game.game_id, prompt.player_id, settings.domain, settings.local_part,
                                seat_generation(state, prompt.player_id))
             subject = f"[{game.game_id}] The bot's orders ({bots[prompt.player_id]})"
@@ -106,20 +117,33 @@ def bot_answers(uow: UnitOfWork, settings: Settings, now: datetime) -> list[tupl
 
 def _order_answer(uow: UnitOfWork, settings: Settings, state: GameState, prompt: Prompt, strategy: str,
                   head: str) -> tuple[str, str, str] | None:
-    """(Message-ID, text, how it was chosen) of the bot's answer to ``prompt`` at this version, or None: it waits, or has answered."""
+    """(Message-ID, text, how it was chosen) of the bot's answer to ``prompt`` at this version; WAITING when it
+    has nothing to say yet; None when it has answered (or its answer is not read yet)."""
     game_id, pid = state.game_id, prompt.player_id
     first = bot_message_id(game_id, state.version, pid, settings.domain)
     read = uow.inbox.by_message_id(first.strip("<>"))
     if read is None:
         seed = f"{game_id}:{state.version}:{pid}:{head}"
         text = bot_orders(prompt, random.Random(seed), state, strategy)
-        return None if text == WAIT else (first, text, f"{strategy}; seed={seed}")
+        return WAITING if text == WAIT else (first, text, f"{strategy}; seed={seed}")
     if read.status in _UNREAD:
         return None  # not read yet: its fate is not known
     again = bot_message_id(game_id, state.version, pid, settings.domain, again=True)
     if uow.inbox.by_message_id(again.strip("<>")) is not None:
         return None  # refused twice: the seat's defaults apply at the deadline, as anyone's
     return again, prompt.choices[0] if prompt.choices else prompt.template, f"{strategy}; the prompt's first line"
+
+
+def _closing(uow: UnitOfWork, settings: Settings, state: GameState, prompt: Prompt,
+             strategy: str) -> tuple[str, str, str] | None:
+    """The answer of a bot that waits when every seat asked is a bot's waiting too: it closes its step
+    (FINISH in trade, else the prompt's first line), so bots never hold a step among themselves. None once
+    sent at this version (refused: the seat's defaults apply at the deadline)."""
+    message_id = bot_message_id(state.game_id, state.version, prompt.player_id, settings.domain, again=True)
+    if uow.inbox.by_message_id(message_id.strip("<>")) is not None:
+        return None
+    text = "FINISH" if "FINISH" in prompt.choices else (prompt.choices[0] if prompt.choices else prompt.template)
+    return message_id, text, f"{strategy}; every seat asked is a bot's, waiting: it closes its step"
 
 
 def _press_answers(uow: UnitOfWork, settings: Settings, state: GameState, bots: dict[int, str], key: bytes,

@@ -121,3 +121,38 @@ def test_a_refused_bot_answer_is_followed_by_its_prompts_first_choice(world, mon
     # what made each answer is kept with it: the strategy and seed, or the fallback
     assert any(".again@" in m and c.endswith("; the prompt's first line") for m, c in chosen.items()), chosen
     assert all(c.startswith(("planner; seed=g1:", "greedy; seed=g1:")) for m, c in chosen.items() if ".again@" not in m)
+
+
+def test_bots_waiting_on_each_other_alone_close_their_steps(world, monkeypatch):
+    """Every seat asked is a bot's, and each has nothing to say yet (traders waiting on their own offers):
+    rather than hold the table until the deadline, they close their steps."""
+    db, settings = world
+    settings = replace(settings, bot_delay=0)
+    monkeypatch.setattr(bot_seats, "bot_orders", lambda *args: bot_seats.WAIT)
+    bots = [parse_player(f"bot:planner:{n}") for n in ("Africa", "Italy", "Crete")]
+
+    async def scenario() -> None:
+        office = PostOffice(db, settings, outbox_every=0.05, bots_every=3600)
+        await office.start()
+        try:
+            await asyncio.to_thread(create_game, db, settings, "g1", bots, seed="waiting",
+                                    moderator_email=MODERATOR, now=utc_now())
+            await office.idle()
+            before = _state(db).version
+            asked = len(rules.pending(_state(db)))
+            assert asked and await office.answer_for_bots() == asked  # each closes its step
+            await office.idle()
+            assert _state(db).version > before
+            for _ in range(40):  # and so on, step after step, with no deadline passed
+                if not await office.answer_for_bots():
+                    break
+                await office.idle()
+            assert _state(db).phase != "setup"
+        finally:
+            await office.stop()
+
+    asyncio.run(scenario())
+    with UnitOfWork(db) as uow:
+        stored = uow.connection.execute(text("SELECT raw FROM inbox WHERE message_id LIKE 'bot.%'")).scalars().all()
+    chosen = {BytesParser(policy=policy.default).parsebytes(bytes(raw))["X-Pbem-Bot"] for raw in stored}
+    assert chosen == {"planner; every seat asked is a bot's, waiting: it closes its step"}

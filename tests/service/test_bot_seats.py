@@ -17,7 +17,6 @@ import os
 import random
 from collections import Counter
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import text
@@ -27,8 +26,6 @@ from pbem.mail.tokens import BOT_DOMAIN
 from pbem.rules import engine as rules
 from pbem.rules import table
 from pbem.service.bots import WAIT, bot_orders
-from pbem.service.batch import DEADLINE_FORMAT
-from pbem.service.deadlines import pass_deadlines
 from pbem.service.demo import reply_to_prompt
 from pbem.service.games import NewPlayer, create_game, parse_player
 from pbem.service.projector import load_state, to_event
@@ -57,11 +54,9 @@ def _state(db):
 async def _play(office: PostOffice, db, settings, humans: dict[str, str], until_turn: int, rng: random.Random) -> None:
     """Each person in ``humans`` (name: address) answers his newest letter when he is asked, with orders of his
     own choosing (the planner's, typed into a reply); the bots answer for themselves, through the server."""
-    stalled = 0
     for _ in range(20_000):
         await office.idle()
         if await office.answer_for_bots():
-            stalled = 0
             continue
         state = _state(db)
         if state.finished or state.turn >= until_turn:
@@ -73,15 +68,8 @@ async def _play(office: PostOffice, db, settings, humans: dict[str, str], until_
             assert all(table.bot_strategy(state, p.player_id) for p in asked), "a person's seat waits on nobody"
             if not asked:
                 return
-            stalled += 1
-            if stalled >= 100 and state.deadline:  # every trader left is a bot waiting on an offer: the clock
-                when = datetime.strptime(state.deadline, DEADLINE_FORMAT).replace(tzinfo=UTC) + timedelta(minutes=1)
-                await asyncio.to_thread(pass_deadlines, db, settings, now=when)  # closes the step, as serve's would
-                stalled = 0
-                continue
             await asyncio.sleep(0.02)  # a bot waiting for others (trade): the next version brings its answer
             continue
-        stalled = 0
         prompt, address = person
         text = bot_orders(prompt, rng, state, "planner")
         if text == WAIT:
