@@ -37,8 +37,7 @@ from collections import Counter
 from pbem.rules.core.frozen import FrozenMap, replace
 from pbem.rules.core.state import GameState, NationState
 from pbem.rules.phases.trade.offers import open_offers
-from pbem.rules.ruleset.model import Ruleset
-from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.ruleset.rulebook import parts_of, ruleset_of
 
 __all__ = ["in_sight"]
 
@@ -67,27 +66,22 @@ def _shown(state: GameState, nation: str) -> dict[str, Counter[str]]:
     return shown
 
 
-def _pile_of(rules: Ruleset, state: GameState) -> dict[str, int]:
-    """Each card's pile: where its copies lie now, else the ruleset's stack or money pile of its name."""
+def _pile_of(state: GameState) -> dict[str, int]:
+    """Each card's pile: where its copies lie now, else the pile the game's deck returns it to (-1: none)."""
     piles = {card: number for number, cards in state.stacks.items() for card in cards}
+    rules, deck = ruleset_of(state), parts_of(state).deck
     for n in state.nations.values():
         for card in n.hand:
             if card not in piles:
-                piles[card] = _named_pile(rules, card)
+                try:
+                    piles[card] = deck.pile_of(rules, card)
+                except (KeyError, ValueError):
+                    piles[card] = -1  # a card of no pile stays where it is
     return piles
 
 
-def _named_pile(rules: Ruleset, card: str) -> int:
-    for find in (rules.stack_of, rules.money_pile_of):
-        try:
-            return find(card).number
-        except (KeyError, ValueError):
-            continue
-    return -1  # a card of no pile stays where it is
-
-
 def _dealt_again(state: GameState, nation: str, shown: dict[str, Counter[str]], rng: random.Random) -> GameState:
-    piles = _pile_of(ruleset_of(state), state)
+    piles = _pile_of(state)
     hidden: dict[int, list[str]] = {}  # pile -> the cards of it the seat cannot see
     slots: dict[str, Counter[int]] = {}  # other nation -> how many unseen cards of each pile it holds
     kept: dict[str, list[str]] = {}
