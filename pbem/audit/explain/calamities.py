@@ -109,14 +109,14 @@ def _points_lines(case: Case, cal: Strike, loss: Loss) -> list[str]:
     return lines
 
 
-def _item_value(state: GameState, loss: Loss, item: dict[str, Any]) -> tuple[int, str]:
-    """The unit points of one loss as the rules count them, and how."""
+def _item_value(item: dict[str, Any], placements: dict[str, int]) -> tuple[int, str]:
+    """The unit points of one loss as the rules count them, and how (``placements``: what each city leaves)."""
     area, effect = item["area"], item["effect"]
     if effect in ("tokens", "towns"):
         n = item[effect]
         return n, f"{area}: {plural(n, effect[:-1])} = {n}"
-    value = L.city_value(state, loss, area, effect)
-    placed = L.CITY_POINTS - value
+    placed = placements[area]
+    value = L.CITY_POINTS - placed
     what = "eliminated" if effect == "city" else "reduced"
     left = f", leaving {plural(placed, 'token')}" if placed else ""
     return value, f"{area}: city {what}{left}: {L.CITY_POINTS} - {placed} = {value}"
@@ -141,7 +141,9 @@ def loss(case: Case) -> Told:
         lines.append(f"It cannot lose exactly {stage.points}: the least above that it can lose is {need}.")
     else:
         lines.append(f"It has only {need} to lose: everything goes.")
-    counted = [_item_value(state, stage, item) for item in d["losses"]]
+    items = tuple((i["area"], i["effect"], i.get(i["effect"], 1)) for i in d["losses"])
+    placements = L.placements(state, stage, items)
+    counted = [_item_value(item, placements) for item in d["losses"]]
     lines.append("Losses:")
     lines.extend(f"  {text}" for _, text in counted)
     values = [v for v, _ in counted]

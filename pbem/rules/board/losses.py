@@ -87,15 +87,36 @@ def cities(state: GameState, loss: Loss) -> list[str]:
     return [a for a in cities_of(state, loss.nation) if loss.city_areas is None or a in loss.city_areas]
 
 
-def _placed(state: GameState, loss: Loss, area: str, what: str) -> int:
-    stock = state.nations[loss.nation].stock
+def _placed(state: GameState, loss: Loss, area: str, what: str, stock: int) -> int:
+    """Tokens the city leaves, from what the stock still holds (§26.41: too few in stock, place what you have)."""
     if what == "city":
         return min(1, stock) if loss.keep_one else 0
     return min(reduction_tokens(state, loss.nation, area), stock)
 
 
 def city_value(state: GameState, loss: Loss, area: str, what: str) -> int:
-    return CITY_POINTS - _placed(state, loss, area, what)
+    """The points of one city alone, with the whole stock to leave tokens from."""
+    return CITY_POINTS - _placed(state, loss, area, what, state.nations[loss.nation].stock)
+
+
+def placements(state: GameState, loss: Loss, items: tuple[Item, ...]) -> dict[str, int]:
+    """Tokens each city of an answer leaves, by area name, all from one stock.
+
+    Several cities reduced at once share the stock: once it is empty a
+    reduced city leaves nothing and counts its full five points, so the
+    answer's value, the check and the event agree and the stock never goes
+    below zero.
+    """
+    left = state.nations[loss.nation].stock
+    out = {}
+    for area, what, _ in sorted(i for i in items if i[1] in ("city", "reduce")):
+        out[area] = _placed(state, loss, area, what, left)
+        left -= out[area]
+    return out
+
+
+def _cities_value(state: GameState, loss: Loss, items: tuple[Item, ...]) -> int:
+    return sum(CITY_POINTS - placed for placed in placements(state, loss, items).values())
 
 
 def _city_options(state: GameState, loss: Loss) -> list[tuple[str, tuple[tuple[str, int], ...]]]:
@@ -118,15 +139,22 @@ def _city_plans(state: GameState, loss: Loss) -> Iterator[tuple[tuple[Item, ...]
         for chosen in combinations(options, k):
             for ways in product(*(w for _, w in chosen)):
                 items = tuple((a, what, 1) for (a, _), (what, _) in zip(chosen, ways))
-                yield items, sum(v for _, v in ways)
+                yield items, _cities_value(state, loss, items)
 
 
 def required(state: GameState, loss: Loss) -> int:
     """The total the answer must reach: N exactly if possible, else the least overshoot, else everything."""
     tokens = sum(token_room(state, loss).values())
-    sums = {0}
-    for _, ways in _city_options(state, loss):
-        sums |= {s + v for s in sums for _, v in ways}
+    reachable = {(0, state.nations[loss.nation].stock)}  # (points, stock left), cities taken in area order
+    for area, _ in _city_options(state, loss):
+        reachable |= {
+            (points + CITY_POINTS - placed, left - placed)
+            for points, left in reachable
+            for what in ("city", "reduce")
+            for placed in (_placed(state, loss, area, what, left),)
+            if CITY_POINTS - placed > 0
+        }
+    sums = {points for points, _ in reachable}
     totals = {value + t for value in sums for t in range(tokens + 1)}
     above = [t for t in totals if t >= loss.points]
     return min(above) if above else max(totals)
@@ -181,6 +209,7 @@ def check(state: GameState, loss: Loss, items: tuple[Item, ...]) -> str | None:
     seen: set[tuple[str, str]] = set()
     used: dict[str, int] = {}
     total = 0
+    placed = placements(state, loss, items)
     for area, what, n in items:
         kind = what if what in ("tokens", "towns") else "city"
         if (area, kind) in seen:
@@ -199,7 +228,7 @@ def check(state: GameState, loss: Loss, items: tuple[Item, ...]) -> str | None:
         else:
             if area not in mine:
                 return f"{area} is not a city of yours" + (" that this calamity can take" if loss.city_areas is not None else "")
-            total += city_value(state, loss, area, what)
+            total += CITY_POINTS - placed[area]
     need = required(state, loss)
     if total != need:
         return f"your losses come to {total} unit points; they must come to exactly {need}"
@@ -208,14 +237,14 @@ def check(state: GameState, loss: Loss, items: tuple[Item, ...]) -> str | None:
 
 def changes(state: GameState, loss: Loss, items: tuple[Item, ...]) -> list[dict[str, Any]]:
     out = []
+    placed = placements(state, loss, items)
     for area, what, n in items:
         if what == "tokens":
             out.append({"area": area, "effect": "tokens", "tokens": n, "points": n})
         elif what == "towns":
             out.append({"area": area, "effect": "towns", "towns": n, "points": n})
         else:
-            placed = _placed(state, loss, area, what)
-            out.append({"area": area, "effect": what, "placed": placed, "points": CITY_POINTS - placed})
+            out.append({"area": area, "effect": what, "placed": placed[area], "points": CITY_POINTS - placed[area]})
     return out
 
 
