@@ -12,7 +12,7 @@ differently, since the service records more events, so a seed gives a
 different game on each.) Planner bots, no missed deadlines, at most
 ``--turns`` turns (40), no turn limit in the game itself. A game ends
 naturally when a nation reaches the finish square of the A.S.T. (§34).
-Seeds are ``bots-<players>p-<k>``; a game of the service path replays with
+Seeds are ``bots-<players>p-<k>``, ``k`` from ``--first`` (0); a game of the service path replays with
 `pbem --db sqlite:///g.sqlite simulate --players P --seed S --turns 40 --miss 0 --strategy planner`.
 Prints one markdown row per player count: games, natural ends, the median
 turn of the end and the median winner's score (both over natural ends).
@@ -104,6 +104,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=10, help="games per player count")
     parser.add_argument("--players", default="3-8", help="player counts, e.g. 3-8 or 5")
+    parser.add_argument("--first", type=int, default=0, help="first seed number k (a second seed set: --first 30)")
     parser.add_argument("--turns", type=int, default=40)
     parser.add_argument("--option", action="append", default=[], help="KEY=VALUE game option")
     parser.add_argument("--jobs", type=int, default=2)
@@ -111,7 +112,7 @@ def main() -> int:
     args = parser.parse_args()
     options = dict(o.split("=", 1) for o in args.option)
     tag = "".join(f"-{v[:2]}" for v in options.values())
-    specs = [(p, f"bots-{p}p{tag}-{k}", args.turns, options, args.path) for p in _counts(args.players) for k in range(args.games)]
+    specs = [(p, f"bots-{p}p{tag}-{k}", args.turns, options, args.path) for p in _counts(args.players) for k in range(args.first, args.first + args.games)]
     started = time.monotonic()
     with ProcessPoolExecutor(args.jobs) as pool:
         results = list(pool.map(_one, specs))
