@@ -30,6 +30,8 @@ a copy of the game, so the server never refuses one.
 
 from __future__ import annotations
 
+from itertools import combinations
+
 from pbem.rules.board.battle import PIRATES, city_attack_needed
 from pbem.rules.board.support import support_needed, surplus
 from pbem.rules.core.prompt import Prompt
@@ -44,6 +46,7 @@ from .seafaring import voyage
 CITY_TOKENS = 6  # on a city site (§25.1)
 OFF_SITE_TOKENS = 12  # anywhere else (§25.1)
 SUPPORT_PER_CITY = 2  # §26.3
+MAX_BUILD_TRIES = 8  # sets of sites the engine is asked to try, the largest first
 
 
 def _free(state: GameState, nation: str, area: str) -> bool:
@@ -219,16 +222,35 @@ def plan_moves(prompt: Prompt, state: GameState) -> str:
 def build_order(prompt: Prompt, state: GameState) -> str:
     """BUILD the most cities the nation can keep supported (orders are secret until all are in, so no lookahead).
 
-    Under Small Cities ``towns`` writes the order instead."""
+    The prompt lists every city at once and each alone, not the sets in
+    between, so the planner takes the sites from them and tries its own
+    sets, the largest first (and those paid from treasury last). With 39
+    tokens on four sites, all four would leave too few tokens to support
+    them, and one alone wastes the other three sites' tokens as surplus;
+    three of them is the answer. Under Small Cities ``towns`` writes the
+    order instead."""
     nation = nation_of(state, prompt)
     if nation is None:
         return None
-    best: tuple[int, str] | None = None
-    for choice in prompt.choices:
-        if not choice.startswith("BUILD "):
+    items = list(dict.fromkeys(
+        item.strip() for choice in (prompt.template, *prompt.choices) if choice.startswith("BUILD ")
+        for item in choice[6:].split(",")
+    ))
+    sets = sorted(
+        (combo for k in range(len(items), 0, -1) for combo in combinations(items, k)),
+        key=lambda combo: (-len(combo), sum("TREASURY" in item for item in combo)),
+    )
+    tried = 0
+    for combo in sets:
+        sites = {item.split(" TREASURY")[0].strip() for item in combo}
+        if len(sites) < len(combo) or not all(a in state.areas for a in sites):
             continue
-        sites = {a.split(" TREASURY")[0].strip() for a in choice[6:].split(",")}
-        if all(a in state.areas for a in sites) and supported_after_building(state, nation, sites):
-            if best is None or len(sites) > best[0]:
-                best = (len(sites), choice)
-    return best[1] if best else "DONE"
+        if not supported_after_building(state, nation, sites):
+            continue
+        text = "BUILD " + ", ".join(combo)
+        if try_orders(state, prompt.player_id, text) is not None:
+            return text
+        tried += 1
+        if tried >= MAX_BUILD_TRIES:
+            break
+    return "DONE"
