@@ -4,7 +4,9 @@ A prompt's movement choices (one move each) are too few to grow a
 civilization, so the planner writes its own orders:
 
 1. Cities. For every free area it could fill this turn (six tokens on a
-   city site, twelve elsewhere, §25.1), sites and the fullest first, it gathers the tokens from the
+   city site, twelve elsewhere, §25.1), sites and the fullest first (and
+   where the dice deal the calamities, inland before coastal: Piracy takes
+   the coastal cities of whoever rolls), it gathers the tokens from the
    neighbours that can spare them best: never from a site already being
    gathered, plain areas before other sites. It keeps a site only if the
    cities it would then have stay supported after surplus removal (two
@@ -38,7 +40,7 @@ from pbem.rules.core.prompt import Prompt
 from pbem.rules.core.state import GameState
 from pbem.rules.phases.movement.routes import land_neighbours
 from pbem.rules.phases.movement.turns import movable
-from pbem.rules.ruleset.rulebook import ruleset_of
+from pbem.rules.ruleset.rulebook import parts_of, ruleset_of
 
 from .lookahead import nation_of, try_orders
 from .seafaring import voyage
@@ -115,7 +117,12 @@ def _gather_cities(plan: _Plan) -> set[str]:
     near |= {n for a in list(near) for n in land_neighbours(state, a)}
     candidates = [a for a in near if a in areas and areas[a].population_limit > 0 and state.area(a).city is None
                   and _free(state, nation, a) and reach(a) >= _needed(state, nation, a)]
-    for site in sorted(candidates, key=lambda s: (_needed(state, nation, s), -plan.mine(s), -reach(s), s)):
+    inland = parts_of(state).calamities.by_dice  # Piracy takes coastal cities of whoever rolls (NT-7 to NT-9)
+
+    def order(s: str) -> tuple:
+        return (_needed(state, nation, s), inland and areas[s].coastal, -plan.mine(s), -reach(s), s)
+
+    for site in sorted(candidates, key=order):
         need_here = _needed(plan.state, nation, site)
         if site in gathered or reach(site) < need_here:
             continue
