@@ -6,6 +6,7 @@ every player's report tells, so nobody wonders why a deadline moved.
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -31,6 +32,9 @@ from .moments import Moment, read_moment
 DEADLINE_FORMAT = "%Y-%m-%d %H:%M UTC"
 #: The longest extension one order gives: a month.
 MAX_EXTENSION_HOURS = 24 * 31
+#: How close a first word after WITH BOT must come to a strategy's name to be read as a mistyped one and refused
+#: ("planer", "gredy", "randon": 0.83 to 0.92), not as the reason's first word ("player", "planet": 0.77).
+MISTYPED_STRATEGY = 0.8
 
 
 def _moderator_only(actor: Actor, verb: str) -> None:
@@ -113,6 +117,10 @@ def _to_bot(state: GameState, seat: str, words: list[str], usage: str) -> Replac
         raise LineError(usage)
     seats = {p.nation: p.id for p in state.players if p.nation} | {p.name: p.id for p in state.players}
     player_id = seats[name(seat, seats, "nation or player")]
+    near = difflib.get_close_matches(words[0].lower(), BOT_STRATEGIES, n=1, cutoff=MISTYPED_STRATEGY) if words else []
+    if near and words[0].lower() not in BOT_STRATEGIES:  # "planer": a strategy mistyped, not the reason's first word
+        raise LineError(f"{words[0]}: not a bot strategy; did you mean {near[0]}? "
+                        f"Write WITH BOT {'|'.join(BOT_STRATEGIES)} <reason>, or WITH BOT <reason> for the planner")
     strategy = words[0].lower() if words and words[0].lower() in BOT_STRATEGIES else "planner"
     reason = " ".join(words[1:] if words and words[0].lower() in BOT_STRATEGIES else words)
     named = _named(state, player_id)

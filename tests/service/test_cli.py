@@ -219,6 +219,10 @@ def test_a_seat_goes_to_a_bot_and_back_from_the_command_line(db_url, tmp_path):
     assert back.returncode == 0, out(back)
     players = {p["nation"]: p["name"] for p in setup_turns(db_url, tmp_path)["players"]}
     assert players["Thrace"] == "Cy" and players["Crete"] == "Bot 2 (greedy)"
+    mistyped = pbem(db_url, "submit", "g1", "--as", "moderator", stdin="REPLACE Africa WITH BOT planer Ann left",
+                    cwd=tmp_path)  # a strategy mistyped is refused, not read as the planner with "planer" in the reason
+    assert "planer: not a bot strategy; did you mean planner?" in out(mistyped), out(mistyped)
+    assert {p["nation"]: p["name"] for p in setup_turns(db_url, tmp_path)["players"]}["Africa"] == "Ann"
     unnamed = pbem(db_url, "submit", "g1", "--as", "moderator", stdin="REPLACE Africa WITH BOT Ann left",
                    cwd=tmp_path)  # no strategy named: the planner, and the acknowledgement says so
     assert unnamed.returncode == 0 and "accepted: REPLACE Africa WITH BOT planner Ann left" in out(unnamed)
