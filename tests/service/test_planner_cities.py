@@ -9,15 +9,8 @@ does, on to the end of phase 5.
 
 from __future__ import annotations
 
-import random
+from .phase_five import planner_builds
 
-from rules.casefile import position
-
-from pbem.orders.language import Actor, parse_orders
-from pbem.rules import engine as E
-from pbem.rules.core.commands import PassDeadline
-from pbem.rules.core.draws import Draws
-from pbem.service.bots import bot_orders
 
 FOUR_SITES = {
     "Thebes": {"tokens": {"Egypt": 6}}, "Memphis": {"tokens": {"Egypt": 6}},
@@ -27,18 +20,8 @@ FOUR_SITES = {
 
 def _answer(areas: dict) -> tuple[object, str, object]:
     """Egypt's phase-5 prompt, the planner's answer, and the game once phase 5 has ended."""
-    draws = Draws("cities")
-    case = {"nations": {"Egypt": {}, "Crete": {}}, "phase": "city-construction",
-            "areas": {"Knossos": {"tokens": {"Crete": 1}}, **areas}}
-    state = E.fold(position(case), E.resume(position(case), draws))
-    prompt = E.pending(state)["egypt"]
-    text = bot_orders(prompt, random.Random(0), state, "planner")
-    for line in parse_orders(text, state, Actor(player_id=prompt.player_id)).lines:
-        assert not line.error, (text, line.error)
-        if line.command is not None:
-            state = E.fold(state, E.decide(state, line.command, draws))
-    state = E.fold(state, E.decide(state, PassDeadline(), draws))  # Crete sends nothing: orders are revealed
-    return prompt, text, state
+    return planner_builds({"nations": {"Egypt": {}, "Crete": {}}, "phase": "city-construction",
+                           "areas": {"Knossos": {"tokens": {"Crete": 1}}, **areas}})
 
 
 def test_three_of_four_sites_when_four_cities_could_not_be_supported():

@@ -7,17 +7,12 @@ order language and the engine as mail does.
 
 from __future__ import annotations
 
-import random
-
 from rules.casefile import position
 
-from pbem.orders.language import Actor, parse_orders
-from pbem.rules import engine as E
-from pbem.rules.core.commands import PassDeadline
-from pbem.rules.core.draws import Draws
-from pbem.service.bots import bot_orders
 from pbem.service.bots.movement import supported_after_building
 from pbem.service.bots.towns import town_plan
+
+from .phase_five import planner_builds
 
 SMALL = {"variant-small-cities": "on"}
 
@@ -29,16 +24,7 @@ def _case(areas: dict, **egypt) -> dict:
 
 def _answer(case: dict) -> tuple[str, object]:
     """The planner's answer to Egypt's phase-5 prompt, and the game once it is carried out."""
-    draws = Draws("towns")
-    state = E.fold(position(case), E.resume(position(case), draws))
-    prompt = E.pending(state)["egypt"]
-    text = bot_orders(prompt, random.Random(0), state, "planner")
-    for line in parse_orders(text, state, Actor(player_id=prompt.player_id)).lines:
-        assert not line.error, (text, line.error)
-        if line.command is not None:
-            state = E.fold(state, E.decide(state, line.command, draws))
-    state = E.fold(state, E.decide(state, PassDeadline(), draws))  # Crete sends nothing: orders are revealed
-    return text, state
+    return planner_builds(case)[1:]
 
 
 def test_four_towns_and_two_tokens_on_a_site_become_a_city():
