@@ -209,7 +209,7 @@ def check(state: GameState, loss: Loss, items: tuple[Item, ...]) -> str | None:
     seen: set[tuple[str, str]] = set()
     used: dict[str, int] = {}
     total = 0
-    placed = placements(state, loss, items)
+    placed = placements(state, loss, tuple(i for i in items if i[0] in mine))  # a wrong name is answered below
     for area, what, n in items:
         kind = what if what in ("tokens", "towns") else "city"
         if (area, kind) in seen:
